@@ -1,1 +1,13 @@
+//! The only crate that spawns processes (hooks and the shell tool).
+//!
+//! Every child runs in its own process group with an explicit environment; stdout and stderr
+//! are read concurrently with byte caps; a timeout, a cancellation or an output overflow kills
+//! the whole group; after the main process exits we wait a bounded time for its pipes to close
+//! (a grandchild such as `sleep 30 &` may hold them) and then kill the group. The result is
+//! always an [`ExecRecord`], never a panic: what a failure means is for the caller to decide.
 
+mod run;
+mod shell;
+
+pub use run::{ExecRecord, ExecSpec, Output, Stdin, run};
+pub use shell::{Shell, ShellKind, find_in_path};

@@ -1,0 +1,293 @@
+//! One spawn function for every child process.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::pin::pin;
+use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin};
+use tokio::time::{Instant as TokioInstant, sleep_until};
+use tokio_util::sync::CancellationToken;
+
+/// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
+/// status before giving up on them.
+const KILL_GRACE: Duration = Duration::from_millis(500);
+
+const READ_CHUNK: usize = 16 * 1024;
+
+/// What the child reads on stdin.
+#[derive(Debug, Clone, Default)]
+pub enum Stdin {
+    /// `/dev/null` (tools).
+    #[default]
+    Null,
+    /// These bytes, then end of file (hooks). Shared so many hooks can take one payload.
+    Bytes(Arc<[u8]>),
+}
+
+/// Everything needed to run one child.
+#[derive(Debug, Clone)]
+pub struct ExecSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// The environment to start from; `None` inherits this process's environment.
+    pub base_env: Option<Arc<[(OsString, OsString)]>>,
+    /// Variables set on top of the base, in order (later wins).
+    pub env: Vec<(OsString, OsString)>,
+    pub cwd: PathBuf,
+    pub stdin: Stdin,
+    /// Kill the group when it runs longer than this.
+    pub timeout: Option<Duration>,
+    /// Byte cap per stream; past it the group is killed and `overflowed` is set.
+    pub output_cap: usize,
+    /// How long to wait for the pipes to close after the main process exited.
+    pub drain_timeout: Duration,
+    /// Kill the group when this is cancelled.
+    pub cancel: Option<CancellationToken>,
+}
+
+impl ExecSpec {
+    /// A spec with the defaults hooks use: inherit the environment, 4 MiB caps, 250 ms drain.
+    pub fn new(program: impl Into<OsString>, cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            base_env: None,
+            env: Vec::new(),
+            cwd: cwd.into(),
+            stdin: Stdin::Null,
+            timeout: None,
+            output_cap: 4 * 1024 * 1024,
+            drain_timeout: Duration::from_millis(250),
+            cancel: None,
+        }
+    }
+}
+
+/// Captured output of one stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Output {
+    /// The bytes kept (at most the cap).
+    pub bytes: Vec<u8>,
+    /// Every byte read, kept or not.
+    pub total: u64,
+}
+
+impl Output {
+    pub fn lossy(&self) -> String {
+        String::from_utf8_lossy(&self.bytes).into_owned()
+    }
+}
+
+/// What happened to a child. Always produced, whatever went wrong.
+#[derive(Debug, Clone, Default)]
+pub struct ExecRecord {
+    /// Exit code of a normal exit; `None` if it never started or died from a signal.
+    pub exit_code: Option<i32>,
+    /// The signal that ended it, if any (including our own kill).
+    pub signal: Option<i32>,
+    pub stdout: Output,
+    pub stderr: Output,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    /// A stream passed `output_cap`; the group was killed.
+    pub overflowed: bool,
+    /// Why the child could not be started (missing program, missing cwd, …).
+    pub spawn_error: Option<String>,
+    /// The pipes were still open after the drain timeout; the group was killed.
+    pub drain_killed: bool,
+    pub pid: Option<u32>,
+    pub duration: Duration,
+}
+
+impl ExecRecord {
+    /// The child exited by itself with a status code (not killed, not failed to start).
+    pub fn exited_normally(&self) -> bool {
+        self.exit_code.is_some() && !self.timed_out && !self.cancelled && !self.overflowed
+    }
+}
+
+/// Runs a child to completion. Never panics; every failure is described in the record.
+pub async fn run(spec: ExecSpec) -> ExecRecord {
+    let started = Instant::now();
+    let mut record = ExecRecord::default();
+    let mut child = match spawn(&spec) {
+        Ok(child) => child,
+        Err(e) => {
+            record.spawn_error = Some(e);
+            record.duration = started.elapsed();
+            return record;
+        }
+    };
+    record.pid = child.id();
+    supervise(&spec, &mut child, &mut record).await;
+    record.duration = started.elapsed();
+    record
+}
+
+fn spawn(spec: &ExecSpec) -> Result<Child, String> {
+    if !spec.cwd.is_dir() {
+        return Err(format!(
+            "working directory `{}` does not exist",
+            spec.cwd.display()
+        ));
+    }
+    #[expect(clippy::disallowed_methods, reason = "this is the one spawn function")]
+    let mut cmd = tokio::process::Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .current_dir(&spec.cwd)
+        .process_group(0)
+        .kill_on_drop(true)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdin(match spec.stdin {
+            Stdin::Null => Stdio::null(),
+            Stdin::Bytes(_) => Stdio::piped(),
+        });
+    if let Some(base) = &spec.base_env {
+        cmd.env_clear();
+        cmd.envs(base.iter().map(|(k, v)| (k, v)));
+    }
+    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+    cmd.spawn().map_err(|e| {
+        let program = spec.program.to_string_lossy();
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("`{program}` not found")
+        } else {
+            format!("`{program}`: {e}")
+        }
+    })
+}
+
+async fn write_stdin(stdin: Option<ChildStdin>, bytes: Option<Arc<[u8]>>) {
+    if let (Some(mut stdin), Some(bytes)) = (stdin, bytes) {
+        // A child that never reads stdin, or exits early, makes this fail: that is its choice.
+        let _ = stdin.write_all(&bytes).await;
+        let _ = stdin.shutdown().await;
+    }
+}
+
+/// Reads one chunk; `None` at end of stream or on a read error.
+async fn read_chunk<R: AsyncRead + Unpin>(reader: &mut Option<R>, buf: &mut [u8]) -> Option<usize> {
+    let r = reader.as_mut()?;
+    match r.read(buf).await {
+        Ok(0) | Err(_) => None,
+        Ok(n) => Some(n),
+    }
+}
+
+fn keep(out: &mut Output, data: &[u8], cap: usize) -> bool {
+    out.total += data.len() as u64;
+    let room = cap.saturating_sub(out.bytes.len());
+    out.bytes.extend_from_slice(&data[..data.len().min(room)]);
+    out.total > cap as u64
+}
+
+fn kill_group(pid: Option<u32>) {
+    let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) else {
+        return;
+    };
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        // ESRCH (the group is already gone) is fine.
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+}
+
+fn record_status(record: &mut ExecRecord, status: ExitStatus) {
+    use std::os::unix::process::ExitStatusExt;
+    record.exit_code = status.code();
+    record.signal = status.signal();
+}
+
+async fn supervise(spec: &ExecSpec, child: &mut Child, record: &mut ExecRecord) {
+    let pid = record.pid;
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let stdin_bytes = match &spec.stdin {
+        Stdin::Bytes(b) => Some(Arc::clone(b)),
+        Stdin::Null => None,
+    };
+    let mut writer = pin!(write_stdin(child.stdin.take(), stdin_bytes));
+    let mut writer_done = false;
+
+    let far = TokioInstant::now() + Duration::from_secs(60 * 60 * 24 * 365);
+    let deadline = spec.timeout.map_or(far, |t| TokioInstant::now() + t);
+    let mut timeout = pin!(sleep_until(deadline));
+    // Armed once the main process exits, or once we killed the group.
+    let mut drain = pin!(sleep_until(far));
+    let cancel = spec.cancel.clone().unwrap_or_default();
+    let mut cancelled = pin!(cancel.cancelled_owned());
+
+    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut err_buf = vec![0u8; READ_CHUNK];
+    let mut exited = false;
+    let mut killed = false;
+
+    loop {
+        if exited && stdout.is_none() && stderr.is_none() {
+            break;
+        }
+        tokio::select! {
+            status = child.wait(), if !exited => {
+                exited = true;
+                if let Ok(status) = status {
+                    record_status(record, status);
+                }
+                if !killed {
+                    drain.as_mut().reset(TokioInstant::now() + spec.drain_timeout);
+                }
+            }
+            n = read_chunk(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
+                Some(n) => if keep(&mut record.stdout, &out_buf[..n], spec.output_cap) && !killed {
+                    record.overflowed = true;
+                    killed = kill(pid, &mut drain);
+                },
+                None => stdout = None,
+            },
+            n = read_chunk(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
+                Some(n) => if keep(&mut record.stderr, &err_buf[..n], spec.output_cap) && !killed {
+                    record.overflowed = true;
+                    killed = kill(pid, &mut drain);
+                },
+                None => stderr = None,
+            },
+            () = &mut writer, if !writer_done => writer_done = true,
+            () = &mut timeout, if !killed && !exited => {
+                record.timed_out = true;
+                killed = kill(pid, &mut drain);
+            }
+            () = &mut cancelled, if !killed && !exited => {
+                record.cancelled = true;
+                killed = kill(pid, &mut drain);
+            }
+            () = &mut drain => {
+                if !killed {
+                    // The main process exited but something in its group still holds the pipes.
+                    record.drain_killed = true;
+                    killed = kill(pid, &mut drain);
+                    continue;
+                }
+                break;
+            }
+        }
+    }
+    if !exited {
+        if let Ok(Ok(status)) = tokio::time::timeout(KILL_GRACE, child.wait()).await {
+            record_status(record, status);
+        }
+    }
+}
+
+/// Kills the group and arms the grace period; returns `true` for `killed`.
+fn kill(pid: Option<u32>, drain: &mut std::pin::Pin<&mut tokio::time::Sleep>) -> bool {
+    kill_group(pid);
+    drain.as_mut().reset(TokioInstant::now() + KILL_GRACE);
+    true
+}
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;
