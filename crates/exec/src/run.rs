@@ -274,10 +274,8 @@ async fn supervise(spec: &ExecSpec, child: &mut Child, record: &mut ExecRecord) 
             }
         }
     }
-    if !exited {
-        if let Ok(Ok(status)) = tokio::time::timeout(KILL_GRACE, child.wait()).await {
-            record_status(record, status);
-        }
+    if !exited && let Ok(Ok(status)) = tokio::time::timeout(KILL_GRACE, child.wait()).await {
+        record_status(record, status);
     }
 }
 
