@@ -1,1 +1,38 @@
+//! Agent files: YAML → strict `raw` structs (unknown keys are errors) → validated types
+//! (compiled matchers, durations, resolved paths), with every problem reported as a
+//! [`Diagnostic`] at `file:line:col` with its key path. CLI flags and agent shorthands merge
+//! through one function, [`effective_hooks`].
 
+mod agent;
+mod diagnostic;
+mod effective;
+mod hooks;
+mod load;
+mod permissions;
+mod raw;
+mod suggest;
+
+use std::path::PathBuf;
+
+pub use agent::{
+    Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+};
+pub use diagnostic::{Diagnostic, Diagnostics, Origin};
+pub use effective::{CliHooks, InjectOptions, effective_hooks};
+pub use hooks::{
+    DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
+    MatcherEntry, OnError,
+};
+pub use load::{load_file, load_str};
+pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
+
+/// Why a config could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read. Not retryable without user action.
+    #[error("cannot read `{}`: {message}", path.display())]
+    Io { path: PathBuf, message: String },
+    /// The file was read but is invalid; every problem found is listed.
+    #[error("{0}")]
+    Invalid(Diagnostics),
+}

@@ -1,0 +1,204 @@
+//! Validated agent-file types (docker-agent's schema, hooks-spec §8).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use crate::diagnostic::Origin;
+use crate::hooks::HooksConfig;
+use crate::permissions::Permissions;
+
+/// A loaded agent file.
+#[derive(Debug, Clone)]
+pub struct AgentFile {
+    /// The file as the user named it (used in diagnostics).
+    pub source_name: Arc<str>,
+    /// The directory relative paths resolve against.
+    pub dir: PathBuf,
+    pub version: Option<String>,
+    /// In file order.
+    pub agents: Vec<Agent>,
+    /// Named models, in file order.
+    pub models: Vec<(String, ModelConfig)>,
+    pub permissions: Permissions,
+    pub metadata: BTreeMap<String, Value>,
+}
+
+impl AgentFile {
+    /// `root` if present, else the first agent.
+    pub fn default_agent(&self) -> Option<&Agent> {
+        self.agent("root").or_else(|| self.agents.first())
+    }
+
+    pub fn agent(&self, name: &str) -> Option<&Agent> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+
+    pub fn agent_names(&self) -> Vec<&str> {
+        self.agents.iter().map(|a| a.name.as_str()).collect()
+    }
+
+    pub fn model(&self, name: &str) -> Option<&ModelConfig> {
+        self.models.iter().find(|(n, _)| n == name).map(|(_, m)| m)
+    }
+
+    /// Resolves an agent's `model:` value: a `models:` entry name, else `provider/model`.
+    pub fn resolve_model(&self, reference: &str) -> Option<ModelConfig> {
+        if let Some(m) = self.model(reference) {
+            return Some(m.clone());
+        }
+        let (provider, model) = reference.split_once('/')?;
+        (!provider.is_empty() && !model.is_empty()).then(|| ModelConfig::inline(provider, model))
+    }
+}
+
+/// One agent.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub name: String,
+    /// `provider/model` or the name of a `models:` entry.
+    pub model: Option<String>,
+    pub description: String,
+    /// The system prompt (from `instruction` or the contents of `instruction_file`).
+    pub instruction: String,
+    pub toolsets: Vec<Toolset>,
+    pub sub_agents: Vec<String>,
+    pub handoffs: Vec<String>,
+    pub force_handoff: Option<String>,
+    /// 0 = unlimited.
+    pub max_iterations: u32,
+    /// Loop-detector threshold; 0 means the default (5).
+    pub max_consecutive_tool_calls: u32,
+    /// Trim the history sent to the model to this many items; 0 = all.
+    pub num_history_items: u32,
+    pub add_date: bool,
+    pub add_environment_info: bool,
+    pub add_prompt_files: Vec<String>,
+    pub redact_secrets: bool,
+    /// The `hooks:` section as written (no CLI flags, no shorthands).
+    pub hooks: HooksConfig,
+    pub origin: Origin,
+}
+
+impl Agent {
+    /// Whether any shell toolset has `safer: true`.
+    pub fn has_safer_shell(&self) -> bool {
+        self.toolsets
+            .iter()
+            .any(|t| t.kind == ToolsetKind::Shell && t.safer)
+    }
+}
+
+/// A toolset of an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toolset {
+    pub kind: ToolsetKind,
+    /// Only these tools of the set are exposed; `None` = all.
+    pub tools: Option<Vec<String>>,
+    /// Shell only: classify commands with `safer_shell` on the preempt lane.
+    pub safer: bool,
+    /// Extra text appended to the agent's instruction when this toolset is present.
+    pub instruction: Option<String>,
+    /// Shell only: variables for the commands the tool runs.
+    pub env: Vec<(String, String)>,
+}
+
+/// The toolset types Tether implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ToolsetKind {
+    Shell,
+    Filesystem,
+    Think,
+    Todo,
+}
+
+impl ToolsetKind {
+    pub const ALL: [Self; 4] = [Self::Shell, Self::Filesystem, Self::Think, Self::Todo];
+
+    pub const fn type_name(self) -> &'static str {
+        match self {
+            Self::Shell => "shell",
+            Self::Filesystem => "filesystem",
+            Self::Think => "think",
+            Self::Todo => "todo",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.type_name() == s)
+    }
+
+    /// The tools of the set, with docker-agent's names.
+    pub const fn tool_names(self) -> &'static [&'static str] {
+        match self {
+            Self::Shell => &["shell"],
+            Self::Filesystem => &[
+                "read_file",
+                "read_multiple_files",
+                "write_file",
+                "edit_file",
+                "list_directory",
+                "directory_tree",
+                "search_files_content",
+                "create_directory",
+                "remove_directory",
+            ],
+            Self::Think => &["think"],
+            Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
+        }
+    }
+}
+
+/// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
+pub const UNSUPPORTED_TOOLSETS: [&str; 13] = [
+    "memory",
+    "fetch",
+    "script",
+    "mcp",
+    "mcp_catalog",
+    "api",
+    "lsp",
+    "user_prompt",
+    "openapi",
+    "open_url",
+    "model_picker",
+    "background_agents",
+    "rag",
+];
+
+/// A model: an entry of `models:` or an inline `provider/model`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelConfig {
+    pub provider: String,
+    pub model: String,
+    pub base_url: Option<String>,
+    pub max_tokens: Option<u64>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub provider_opts: Map<String, Value>,
+}
+
+impl ModelConfig {
+    pub fn inline(provider: &str, model: &str) -> Self {
+        Self {
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            base_url: None,
+            max_tokens: None,
+            temperature: None,
+            top_p: None,
+            provider_opts: Map::new(),
+        }
+    }
+
+    /// `provider/model`.
+    pub fn id(&self) -> String {
+        format!("{}/{}", self.provider, self.model)
+    }
+}
+
+/// Providers that need no `base_url`.
+pub const KNOWN_PROVIDERS: [&str; 6] =
+    ["openai", "anthropic", "google", "mistral", "dmr", "script"];

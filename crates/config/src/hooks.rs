@@ -1,0 +1,352 @@
+//! Validated hook configuration: what the engine dispatches.
+//!
+//! Every event holds an ordered list of [`MatcherEntry`]s (flat events use one entry with
+//! [`Matcher::Any`]), so selection is the same code for both shapes. Matchers are compiled
+//! once, here, at load.
+
+use std::fmt;
+use std::time::Duration;
+
+use regex::Regex;
+use tether_protocol::HookEvent;
+
+use crate::diagnostic::Origin;
+
+/// A hook's `timeout` when none (or a value ≤ 0) is given.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Response shapes a model hook may name in `schema`.
+pub const MODEL_HOOK_SCHEMAS: [&str; 1] = ["pre_tool_use_decision"];
+
+/// What runs.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum HookKind {
+    /// Shell text run with `$SHELL -c`.
+    Command { command: String },
+    /// An in-process builtin, by registered name.
+    Builtin { name: String },
+    /// An LLM call whose reply is interpreted as the hook's answer.
+    Model {
+        model: String,
+        prompt: String,
+        schema: Option<String>,
+    },
+}
+
+/// What a failing hook does on events that do not fail closed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum OnError {
+    /// Show a warning and go on (default).
+    #[default]
+    Warn,
+    /// Go on silently.
+    Ignore,
+    /// Treat the failure as a block.
+    Block,
+}
+
+impl OnError {
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "warn" => Some(Self::Warn),
+            "ignore" => Some(Self::Ignore),
+            "block" => Some(Self::Block),
+            _ => None,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Warn => "warn",
+            Self::Ignore => "ignore",
+            Self::Block => "block",
+        }
+    }
+}
+
+/// Where a hook came from (shown by `tether hooks check`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HookSource {
+    /// The agent file's `hooks:` section.
+    Yaml,
+    /// A `--hook-*` flag.
+    Cli,
+    /// An agent flag such as `add_date: true` or a shell toolset's `safer: true`.
+    Shorthand,
+    /// Injected for every agent (`limit_large_tool_results`).
+    Always,
+}
+
+impl HookSource {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Yaml => "yaml",
+            Self::Cli => "cli",
+            Self::Shorthand => "shorthand",
+            Self::Always => "always",
+        }
+    }
+}
+
+impl fmt::Display for HookSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One validated hook definition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookSpec {
+    pub kind: HookKind,
+    /// Builtin parameters; part of the de-duplication key for every type.
+    pub args: Vec<String>,
+    pub timeout: Duration,
+    pub name: Option<String>,
+    /// Relative paths join the executor's working directory.
+    pub working_dir: Option<String>,
+    /// Added to (or overriding) the executor's environment, in order.
+    pub env: Vec<(String, String)>,
+    pub on_error: OnError,
+    pub source: HookSource,
+    pub origin: Origin,
+}
+
+impl HookSpec {
+    fn with_kind(kind: HookKind, source: HookSource, origin: Origin) -> Self {
+        Self {
+            kind,
+            args: Vec::new(),
+            timeout: DEFAULT_HOOK_TIMEOUT,
+            name: None,
+            working_dir: None,
+            env: Vec::new(),
+            on_error: OnError::Warn,
+            source,
+            origin,
+        }
+    }
+
+    pub fn command(command: impl Into<String>, source: HookSource, origin: Origin) -> Self {
+        Self::with_kind(
+            HookKind::Command {
+                command: command.into(),
+            },
+            source,
+            origin,
+        )
+    }
+
+    pub fn builtin(
+        name: impl Into<String>,
+        args: Vec<String>,
+        source: HookSource,
+        origin: Origin,
+    ) -> Self {
+        let mut spec = Self::with_kind(HookKind::Builtin { name: name.into() }, source, origin);
+        spec.args = args;
+        spec
+    }
+
+    /// `command`, `builtin` or `model`.
+    pub const fn type_name(&self) -> &'static str {
+        match self.kind {
+            HookKind::Command { .. } => "command",
+            HookKind::Builtin { .. } => "builtin",
+            HookKind::Model { .. } => "model",
+        }
+    }
+
+    /// The command text, builtin name or model spec.
+    pub fn target(&self) -> &str {
+        match &self.kind {
+            HookKind::Command { command } => command,
+            HookKind::Builtin { name } => name,
+            HookKind::Model { model, .. } => model,
+        }
+    }
+
+    /// `name`, else the command, builtin name or model spec.
+    pub fn display_name(&self) -> &str {
+        self.name.as_deref().unwrap_or_else(|| self.target())
+    }
+}
+
+/// Which tools an entry applies to.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Absent, `""` or `"*"`: every tool (and every flat event).
+    Any,
+    /// A regex anchored as `^(?:…)$` over the tool name.
+    Pattern { source: String, regex: Regex },
+}
+
+impl Matcher {
+    /// Compiles a matcher as written in YAML (DECISIONS X11).
+    pub fn compile(source: &str) -> Result<Self, regex::Error> {
+        if source.is_empty() || source == "*" {
+            return Ok(Self::Any);
+        }
+        let regex = Regex::new(&format!("^(?:{source})$"))?;
+        Ok(Self::Pattern {
+            source: source.to_owned(),
+            regex,
+        })
+    }
+
+    pub fn matches(&self, tool_name: &str) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Pattern { regex, .. } => regex.is_match(tool_name),
+        }
+    }
+
+    /// The matcher as written (`*` for [`Matcher::Any`]).
+    pub fn source(&self) -> &str {
+        match self {
+            Self::Any => "*",
+            Self::Pattern { source, .. } => source,
+        }
+    }
+}
+
+impl PartialEq for Matcher {
+    fn eq(&self, other: &Self) -> bool {
+        self.source() == other.source()
+    }
+}
+
+impl Eq for Matcher {}
+
+/// A group of hooks sharing a matcher.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatcherEntry {
+    pub matcher: Matcher,
+    /// Runs on the pre-approval lane (`pre_tool_use` only; ignored elsewhere).
+    pub preempt_yolo: bool,
+    pub hooks: Vec<HookSpec>,
+    pub origin: Origin,
+}
+
+impl MatcherEntry {
+    /// An entry that applies to everything.
+    pub fn any(hooks: Vec<HookSpec>, origin: Origin) -> Self {
+        Self {
+            matcher: Matcher::Any,
+            preempt_yolo: false,
+            hooks,
+            origin,
+        }
+    }
+}
+
+/// The hooks of one agent, per event, in dispatch (config) order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HooksConfig {
+    events: [Vec<MatcherEntry>; HookEvent::ALL.len()],
+}
+
+impl HooksConfig {
+    pub fn entries(&self, event: HookEvent) -> &[MatcherEntry] {
+        &self.events[event.index()]
+    }
+
+    pub fn push(&mut self, event: HookEvent, entry: MatcherEntry) {
+        self.events[event.index()].push(entry);
+    }
+
+    /// Puts an entry before every other entry of the event.
+    pub fn prepend(&mut self, event: HookEvent, entry: MatcherEntry) {
+        self.events[event.index()].insert(0, entry);
+    }
+
+    /// Appends every event's entries of `other` after this config's own (DECISIONS X15).
+    pub fn append(&mut self, other: Self) {
+        for (mine, theirs) in self.events.iter_mut().zip(other.events) {
+            mine.extend(theirs);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.iter().all(Vec::is_empty)
+    }
+
+    /// Every hook of every event, with its event and entry.
+    pub fn iter(&self) -> impl Iterator<Item = (HookEvent, &MatcherEntry, &HookSpec)> {
+        HookEvent::ALL.into_iter().flat_map(move |event| {
+            self.entries(event)
+                .iter()
+                .flat_map(move |entry| entry.hooks.iter().map(move |h| (event, entry, h)))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matchers_are_anchored_regexes() {
+        let m = Matcher::compile("shell|edit_file").unwrap();
+        assert!(m.matches("shell"));
+        assert!(m.matches("edit_file"));
+        assert!(!m.matches("shell2"));
+        assert!(!m.matches("my_shell"));
+        let m = Matcher::compile("read_.*").unwrap();
+        assert!(m.matches("read_file"));
+        assert!(!m.matches("xread_file"));
+    }
+
+    #[test]
+    fn empty_and_star_match_everything() {
+        for src in ["", "*"] {
+            let m = Matcher::compile(src).unwrap();
+            assert_eq!(m, Matcher::Any);
+            assert!(m.matches("anything"));
+        }
+    }
+
+    #[test]
+    fn an_invalid_regex_is_an_error() {
+        assert!(Matcher::compile("shell(").is_err());
+    }
+
+    #[test]
+    fn display_name_prefers_the_name() {
+        let mut h = HookSpec::command("echo hi", HookSource::Yaml, Origin::synthetic(""));
+        assert_eq!(h.display_name(), "echo hi");
+        h.name = Some("greeter".into());
+        assert_eq!(h.display_name(), "greeter");
+    }
+
+    #[test]
+    fn append_keeps_every_event() {
+        let mut a = HooksConfig::default();
+        let mut b = HooksConfig::default();
+        let hook = |c: &str| HookSpec::command(c, HookSource::Yaml, Origin::synthetic(""));
+        a.push(
+            HookEvent::Stop,
+            MatcherEntry::any(vec![hook("a")], Origin::synthetic("")),
+        );
+        b.push(
+            HookEvent::Stop,
+            MatcherEntry::any(vec![hook("b")], Origin::synthetic("")),
+        );
+        b.push(
+            HookEvent::TurnEnd,
+            MatcherEntry::any(vec![hook("c")], Origin::synthetic("")),
+        );
+        a.append(b);
+        let all: Vec<_> = a
+            .iter()
+            .map(|(e, _, h)| (e, h.target().to_owned()))
+            .collect();
+        assert_eq!(
+            all,
+            [
+                (HookEvent::TurnEnd, "c".to_owned()),
+                (HookEvent::Stop, "a".to_owned()),
+                (HookEvent::Stop, "b".to_owned()),
+            ]
+        );
+    }
+}

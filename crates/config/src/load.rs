@@ -1,0 +1,664 @@
+//! Loading: parse strictly (`raw`), then validate in a separate pass into the public types.
+//! Parse errors stop at the first problem (the YAML may be broken); validation collects every
+//! problem it finds.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
+use serde_saphyr::{Location, Spanned};
+use tether_protocol::HookEvent;
+
+use crate::agent::{
+    Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+};
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin};
+use crate::hooks::{
+    DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
+    MatcherEntry, OnError,
+};
+use crate::permissions::{PermissionPattern, Permissions};
+use crate::raw::{
+    RawAgent, RawAgentFile, RawEventHooks, RawHookDef, RawHooks, RawMatcherEntry, RawModel,
+    RawPermissions, RawToolset,
+};
+use crate::{ConfigError, suggest};
+
+/// Loads and validates an agent file.
+pub fn load_file(path: &Path) -> Result<AgentFile, ConfigError> {
+    let source = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    load_str(&source, &path.display().to_string(), &dir)
+}
+
+/// Loads and validates agent-file text; `name` is used in diagnostics, `dir` resolves paths.
+pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, ConfigError> {
+    let file: Arc<str> = Arc::from(name);
+    let raw = parse(source, &file).map_err(|d| ConfigError::Invalid(Diagnostics(vec![*d])))?;
+    let mut v = Validator {
+        file,
+        source,
+        dir,
+        diags: Vec::new(),
+    };
+    let out = v.file(raw);
+    if v.diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(ConfigError::Invalid(Diagnostics(v.diags)))
+    }
+}
+
+static LOCATION_TEXT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(?:error: )?line \d+ column \d+: | at line \d+, column \d+$").ok()
+});
+static UNKNOWN_FIELD: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^unknown field `([^`]*)`, expected (?:one of )?(.*)$").ok());
+
+fn parse(source: &str, file: &Arc<str>) -> Result<RawAgentFile, Box<Diagnostic>> {
+    let mut path = String::new();
+    let result = serde_saphyr::with_deserializer_from_str(source, |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            path = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    let err = match result {
+        Ok(raw) => return Ok(raw),
+        Err(e) => e,
+    };
+    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let rendered = err.without_snippet().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let message = LOCATION_TEXT.as_ref().map_or(first.to_owned(), |re| {
+        re.replace_all(first, "").into_owned()
+    });
+    let message = if message == "expected string scalar" {
+        "expected a single value (string, number or boolean), not a list or map".to_owned()
+    } else {
+        message
+    };
+    let mut path = clean_path(&path);
+    let mut hint = None;
+    if let Some(caps) = UNKNOWN_FIELD.as_ref().and_then(|re| re.captures(&message)) {
+        // The path may end with the unknown key itself; the message already names it.
+        if let Some((parent, last)) = path.rsplit_once('.')
+            && last == &caps[1]
+        {
+            path = parent.to_owned();
+        }
+        hint = unknown_field_hint(&path, &caps[1], &caps[2]);
+    }
+    let mut d = Diagnostic::new(Origin::new(Some(file.clone()), line, column, path), message)
+        .with_source(source);
+    d.hint = hint;
+    Err(Box::new(d))
+}
+
+/// Drops the `value` segments `Spanned` wrappers add to serde paths.
+fn clean_path(path: &str) -> String {
+    let cleaned: Vec<&str> = path
+        .split('.')
+        .filter(|s| *s != "value" && *s != "?")
+        .collect();
+    cleaned.join(".")
+}
+
+fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String> {
+    let in_hooks = path.contains(".hooks.");
+    let event = path
+        .rsplit(".hooks.")
+        .next()
+        .and_then(|rest| rest.split(['[', '.']).next())
+        .and_then(HookEvent::from_wire_name);
+    match (event, field) {
+        (Some(e), "matcher" | "hooks" | "preempt_yolo") if in_hooks && !e.uses_matcher() => {
+            return Some(format!(
+                "`{e}` takes a flat list of hooks; `{field}` applies only to the tool events \
+                 (pre_tool_use, post_tool_use, permission_request, tool_response_transform)"
+            ));
+        }
+        (Some(e), _) if in_hooks && e.uses_matcher() && expected.contains("matcher") => {
+            return Some(format!(
+                "`{e}` takes a list of `{{matcher, hooks: [...]}}` entries, not bare hooks"
+            ));
+        }
+        _ => {}
+    }
+    let candidates: Vec<&str> = expected
+        .split(',')
+        .map(|s| s.trim().trim_matches('`'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    suggest::closest(field, &candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+struct Validator<'a> {
+    file: Arc<str>,
+    source: &'a str,
+    dir: &'a Path,
+    diags: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
+        Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
+    }
+
+    fn error(&mut self, origin: Origin, message: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::new(origin, message).with_source(self.source));
+    }
+
+    fn error_hint(&mut self, origin: Origin, message: impl Into<String>, hint: impl Into<String>) {
+        self.diags.push(
+            Diagnostic::new(origin, message)
+                .with_hint(hint)
+                .with_source(self.source),
+        );
+    }
+
+    fn file(&mut self, raw: RawAgentFile) -> AgentFile {
+        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default());
+        let permissions = raw
+            .permissions
+            .map(|p| self.permissions(p))
+            .unwrap_or_default();
+        let mut file = AgentFile {
+            source_name: self.file.clone(),
+            dir: self.dir.to_path_buf(),
+            version: raw.version.map(|v| v.0),
+            agents: Vec::new(),
+            models,
+            permissions,
+            metadata: raw.metadata.unwrap_or_default(),
+        };
+        let Some(agents) = raw.agents.filter(|a| !a.value.0.is_empty()) else {
+            self.error_hint(
+                Origin::new(Some(self.file.clone()), 1, 1, "agents"),
+                "no agents defined",
+                "add an `agents:` map with at least one agent, e.g. `agents: {root: {model: openai/gpt-4o}}`",
+            );
+            return file;
+        };
+        let names: Vec<String> = agents.value.0.iter().map(|(n, _)| n.clone()).collect();
+        for (name, agent) in agents.value.0 {
+            let agent = self.agent(&name, agent, &names, &file);
+            file.agents.push(agent);
+        }
+        file
+    }
+
+    fn models(&mut self, raw: Vec<(String, Spanned<RawModel>)>) -> Vec<(String, ModelConfig)> {
+        let mut out = Vec::new();
+        for (name, m) in raw {
+            let path = format!("models.{name}");
+            let origin = self.origin(&m.referenced, &path);
+            let m = m.value;
+            let Some(provider) = m.provider else {
+                self.error(origin, "provider is required");
+                continue;
+            };
+            let Some(model) = m.model else {
+                self.error(origin, "model is required");
+                continue;
+            };
+            if !KNOWN_PROVIDERS.contains(&provider.value.as_str()) && m.base_url.is_none() {
+                self.error_hint(
+                    self.origin(&provider.referenced, format!("{path}.provider")),
+                    format!("unknown provider `{}`", provider.value),
+                    format!(
+                        "use one of {}, or set `base_url` for an OpenAI-compatible server",
+                        KNOWN_PROVIDERS.join(", ")
+                    ),
+                );
+            }
+            let max_tokens = match m.max_tokens {
+                Some(t) if t.value <= 0 => {
+                    self.error(
+                        self.origin(&t.referenced, format!("{path}.max_tokens")),
+                        format!("max_tokens must be positive, got {}", t.value),
+                    );
+                    None
+                }
+                Some(t) => u64::try_from(t.value).ok(),
+                None => None,
+            };
+            out.push((
+                name,
+                ModelConfig {
+                    provider: provider.value,
+                    model: model.value,
+                    base_url: m.base_url,
+                    max_tokens,
+                    temperature: m.temperature,
+                    top_p: m.top_p,
+                    provider_opts: m.provider_opts.unwrap_or_default(),
+                },
+            ));
+        }
+        out
+    }
+
+    fn permissions(&mut self, raw: RawPermissions) -> Permissions {
+        let mut list = |key: &str, items: Option<Vec<Spanned<String>>>| {
+            let mut out = Vec::new();
+            for (i, item) in items.unwrap_or_default().into_iter().enumerate() {
+                match PermissionPattern::parse(&item.value) {
+                    Ok(p) => out.push(p),
+                    Err(e) => self.error(
+                        self.origin(&item.referenced, format!("permissions.{key}[{i}]")),
+                        e,
+                    ),
+                }
+            }
+            out
+        };
+        Permissions {
+            allow: list("allow", raw.allow),
+            ask: list("ask", raw.ask),
+            deny: list("deny", raw.deny),
+        }
+    }
+
+    fn agent(
+        &mut self,
+        name: &str,
+        raw: Spanned<RawAgent>,
+        names: &[String],
+        file: &AgentFile,
+    ) -> Agent {
+        let path = format!("agents.{name}");
+        let origin = self.origin(&raw.referenced, &path);
+        let a = raw.value;
+        let instruction = self.instruction(&path, a.instruction, a.instruction_file);
+        let model = a.model.map(|m| {
+            if file.resolve_model(&m.value).is_none() {
+                self.error_hint(
+                    self.origin(&m.referenced, format!("{path}.model")),
+                    format!("unknown model `{}`", m.value),
+                    "write `provider/model` (e.g. `openai/gpt-4o`) or the name of an entry under `models:`",
+                );
+            } else if let Some((provider, _)) = m.value.split_once('/')
+                && file.model(&m.value).is_none()
+                && !KNOWN_PROVIDERS.contains(&provider)
+            {
+                self.error_hint(
+                    self.origin(&m.referenced, format!("{path}.model")),
+                    format!("unknown provider `{provider}`"),
+                    format!(
+                        "use one of {}, or define the model under `models:` with a `base_url`",
+                        KNOWN_PROVIDERS.join(", ")
+                    ),
+                );
+            }
+            m.value
+        });
+        let mut agent_ref = |key: &str, items: Vec<Spanned<String>>| -> Vec<String> {
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    if !names.contains(&r.value) {
+                        self.error(
+                            self.origin(&r.referenced, format!("{path}.{key}[{i}]")),
+                            format!("unknown agent `{}` (agents: {})", r.value, names.join(", ")),
+                        );
+                    }
+                    r.value
+                })
+                .collect()
+        };
+        let sub_agents = agent_ref("sub_agents", a.sub_agents.unwrap_or_default());
+        let handoffs = agent_ref("handoffs", a.handoffs.unwrap_or_default());
+        let force_handoff = a.force_handoff.map(|r| {
+            if !names.contains(&r.value) {
+                self.error(
+                    self.origin(&r.referenced, format!("{path}.force_handoff")),
+                    format!("unknown agent `{}` (agents: {})", r.value, names.join(", ")),
+                );
+            }
+            r.value
+        });
+        let toolsets = a
+            .toolsets
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t))
+            .collect();
+        let hooks = a
+            .hooks
+            .map(|h| self.hooks(&format!("{path}.hooks"), h))
+            .unwrap_or_default();
+        Agent {
+            name: name.to_owned(),
+            model,
+            description: a.description.unwrap_or_default(),
+            instruction,
+            toolsets,
+            sub_agents,
+            handoffs,
+            force_handoff,
+            max_iterations: self.count(&path, "max_iterations", a.max_iterations),
+            max_consecutive_tool_calls: self.count(
+                &path,
+                "max_consecutive_tool_calls",
+                a.max_consecutive_tool_calls,
+            ),
+            num_history_items: self.count(&path, "num_history_items", a.num_history_items),
+            add_date: a.add_date.unwrap_or(false),
+            add_environment_info: a.add_environment_info.unwrap_or(false),
+            add_prompt_files: a.add_prompt_files.unwrap_or_default(),
+            redact_secrets: a.redact_secrets.unwrap_or(false),
+            hooks,
+            origin,
+        }
+    }
+
+    fn instruction(
+        &mut self,
+        path: &str,
+        inline: Option<String>,
+        file: Option<Spanned<String>>,
+    ) -> String {
+        match (inline, file) {
+            (Some(_), Some(f)) => {
+                self.error(
+                    self.origin(&f.referenced, format!("{path}.instruction_file")),
+                    "`instruction` and `instruction_file` are mutually exclusive",
+                );
+                String::new()
+            }
+            (Some(text), None) => text,
+            (None, Some(f)) => {
+                let full = self.dir.join(&f.value);
+                std::fs::read_to_string(&full).unwrap_or_else(|e| {
+                    self.error(
+                        self.origin(&f.referenced, format!("{path}.instruction_file")),
+                        format!("cannot read `{}`: {e}", full.display()),
+                    );
+                    String::new()
+                })
+            }
+            (None, None) => String::new(),
+        }
+    }
+
+    fn count(&mut self, path: &str, key: &str, value: Option<Spanned<i64>>) -> u32 {
+        let Some(v) = value else { return 0 };
+        match u32::try_from(v.value) {
+            Ok(n) => n,
+            Err(_) => {
+                self.error(
+                    self.origin(&v.referenced, format!("{path}.{key}")),
+                    format!("{key} must be between 0 and {}, got {}", u32::MAX, v.value),
+                );
+                0
+            }
+        }
+    }
+
+    fn toolset(&mut self, path: &str, raw: Spanned<RawToolset>) -> Option<Toolset> {
+        let origin = self.origin(&raw.referenced, path);
+        let t = raw.value;
+        let supported: Vec<&str> = ToolsetKind::ALL.iter().map(|k| k.type_name()).collect();
+        let Some(kind_name) = t.kind else {
+            self.error(origin, "type is required");
+            return None;
+        };
+        let Some(kind) = ToolsetKind::parse(&kind_name.value) else {
+            let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
+            let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
+                format!(
+                    "toolset type `{}` is not supported by tether",
+                    kind_name.value
+                )
+            } else {
+                format!("unknown toolset type `{}`", kind_name.value)
+            };
+            self.error_hint(
+                type_origin,
+                message,
+                format!("supported: {}", supported.join(", ")),
+            );
+            return None;
+        };
+        let tools = t.tools.map(|tools| {
+            tools
+                .into_iter()
+                .enumerate()
+                .map(|(i, tool)| {
+                    if !kind.tool_names().contains(&tool.value.as_str()) {
+                        self.error_hint(
+                            self.origin(&tool.referenced, format!("{path}.tools[{i}]")),
+                            format!(
+                                "unknown tool `{}` in a `{}` toolset",
+                                tool.value,
+                                kind.type_name()
+                            ),
+                            format!("its tools are {}", kind.tool_names().join(", ")),
+                        );
+                    }
+                    tool.value
+                })
+                .collect()
+        });
+        let safer = match t.safer {
+            Some(s) if kind != ToolsetKind::Shell => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.safer")),
+                    "safer can only be used with type 'shell'",
+                );
+                false
+            }
+            Some(s) => s.value,
+            None => false,
+        };
+        let env: Vec<(String, String)> = t
+            .env
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, v.0))
+            .collect();
+        if !env.is_empty() && kind != ToolsetKind::Shell {
+            self.error(origin, "env can only be used with type 'shell'");
+        }
+        Some(Toolset {
+            kind,
+            tools,
+            safer,
+            instruction: t.instruction,
+            env,
+        })
+    }
+
+    fn hooks(&mut self, path: &str, raw: RawHooks) -> HooksConfig {
+        let mut out = HooksConfig::default();
+        for (event, hooks) in raw.0 {
+            let event_path = format!("{path}.{event}");
+            match hooks {
+                RawEventHooks::Matched(entries) => {
+                    for (m, entry) in entries.into_iter().enumerate() {
+                        if let Some(entry) =
+                            self.matcher_entry(&format!("{event_path}[{m}]"), entry)
+                        {
+                            out.push(event, entry);
+                        }
+                    }
+                }
+                RawEventHooks::Flat(defs) => {
+                    let Some(first) = defs.first() else { continue };
+                    let origin = self.origin(&first.referenced, &event_path);
+                    let hooks: Vec<HookSpec> = defs
+                        .into_iter()
+                        .enumerate()
+                        .filter_map(|(i, d)| self.hook_def(&format!("{event_path}[{i}]"), d))
+                        .collect();
+                    if !hooks.is_empty() {
+                        out.push(event, MatcherEntry::any(hooks, origin));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn matcher_entry(&mut self, path: &str, raw: Spanned<RawMatcherEntry>) -> Option<MatcherEntry> {
+        let origin = self.origin(&raw.referenced, path);
+        let entry: RawMatcherEntry = raw.value;
+        let matcher = match entry.matcher {
+            None => Matcher::Any,
+            Some(m) => match Matcher::compile(&m.value) {
+                Ok(matcher) => matcher,
+                Err(e) => {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or_default().trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    self.error_hint(
+                        self.origin(&m.referenced, format!("{path}.matcher")),
+                        format!("invalid matcher regex `{}`: {last}", m.value),
+                        "a matcher is a regex over the tool name, e.g. `shell|edit_file`; `*` matches every tool",
+                    );
+                    return None;
+                }
+            },
+        };
+        let defs = entry.hooks.unwrap_or_default();
+        if defs.is_empty() {
+            self.error(origin, "at least one hook is required");
+            return None;
+        }
+        let hooks: Vec<HookSpec> = defs
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, d)| self.hook_def(&format!("{path}.hooks[{i}]"), d))
+            .collect();
+        Some(MatcherEntry {
+            matcher,
+            preempt_yolo: entry.preempt_yolo.unwrap_or(false),
+            hooks,
+            origin,
+        })
+    }
+
+    fn hook_def(&mut self, path: &str, raw: Spanned<RawHookDef>) -> Option<HookSpec> {
+        let origin = self.origin(&raw.referenced, path);
+        let d = raw.value;
+        let Some(kind) = d.kind else {
+            self.error(origin, "type is required");
+            return None;
+        };
+        let text = |v: &Option<Spanned<String>>| {
+            v.as_ref()
+                .map(|s| s.value.clone())
+                .filter(|s| !s.trim().is_empty())
+        };
+        let kind = match kind.value.as_str() {
+            "command" => match text(&d.command) {
+                Some(command) => HookKind::Command { command },
+                None => {
+                    self.error(origin, "command is required for command hooks");
+                    return None;
+                }
+            },
+            "builtin" => match text(&d.command) {
+                Some(name) => HookKind::Builtin {
+                    name: name.trim().to_owned(),
+                },
+                None => {
+                    self.error(origin, "command must name the builtin to invoke");
+                    return None;
+                }
+            },
+            "model" => {
+                let Some(model) = text(&d.model) else {
+                    self.error(
+                        origin,
+                        "model is required for model hooks (e.g. 'openai/gpt-4o-mini')",
+                    );
+                    return None;
+                };
+                let Some(prompt) = text(&d.prompt) else {
+                    self.error(origin, "prompt is required for model hooks");
+                    return None;
+                };
+                let schema = match d.schema {
+                    Some(s) if s.value.is_empty() => None,
+                    Some(s) if MODEL_HOOK_SCHEMAS.contains(&s.value.as_str()) => Some(s.value),
+                    Some(s) => {
+                        self.error_hint(
+                            self.origin(&s.referenced, format!("{path}.schema")),
+                            format!("unknown schema `{}`", s.value),
+                            format!("known schemas: {}", MODEL_HOOK_SCHEMAS.join(", ")),
+                        );
+                        return None;
+                    }
+                    None => None,
+                };
+                HookKind::Model {
+                    model,
+                    prompt,
+                    schema,
+                }
+            }
+            other => {
+                self.error(
+                    self.origin(&kind.referenced, format!("{path}.type")),
+                    format!(
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model')"
+                    ),
+                );
+                return None;
+            }
+        };
+        let on_error = match d.on_error {
+            None => OnError::Warn,
+            Some(v) => match OnError::parse(&v.value) {
+                Some(o) => o,
+                None => {
+                    self.error(
+                        self.origin(&v.referenced, format!("{path}.on_error")),
+                        format!(
+                            "invalid on_error '{}' (supported: 'warn', 'ignore', 'block')",
+                            v.value
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
+        let timeout = match d.timeout {
+            Some(t) if t > 0 => std::time::Duration::from_secs(t.unsigned_abs()),
+            _ => DEFAULT_HOOK_TIMEOUT,
+        };
+        Some(HookSpec {
+            kind,
+            args: d
+                .args
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| a.0)
+                .collect(),
+            timeout,
+            name: d.name.filter(|n| !n.trim().is_empty()),
+            working_dir: d.working_dir.filter(|w| !w.is_empty()),
+            env: d
+                .env
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, v)| (k, v.0))
+                .collect(),
+            on_error,
+            source: HookSource::Yaml,
+            origin,
+        })
+    }
+}

@@ -1,0 +1,208 @@
+//! The agent file exactly as written: strict serde structs (`deny_unknown_fields`), with spans
+//! on every value a later validation error may need to point at. Nothing here is interpreted;
+//! `validate` turns these into the public types.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::LazyLock;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde_saphyr::Spanned;
+use tether_protocol::HookEvent;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAgentFile {
+    pub(crate) version: Option<Scalar>,
+    pub(crate) agents: Option<Spanned<OrderedMap<Spanned<RawAgent>>>>,
+    pub(crate) models: Option<OrderedMap<Spanned<RawModel>>>,
+    pub(crate) permissions: Option<RawPermissions>,
+    pub(crate) metadata: Option<BTreeMap<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAgent {
+    pub(crate) model: Option<Spanned<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) instruction: Option<String>,
+    pub(crate) instruction_file: Option<Spanned<String>>,
+    pub(crate) toolsets: Option<Vec<Spanned<RawToolset>>>,
+    pub(crate) sub_agents: Option<Vec<Spanned<String>>>,
+    pub(crate) handoffs: Option<Vec<Spanned<String>>>,
+    pub(crate) force_handoff: Option<Spanned<String>>,
+    pub(crate) max_iterations: Option<Spanned<i64>>,
+    pub(crate) max_consecutive_tool_calls: Option<Spanned<i64>>,
+    pub(crate) num_history_items: Option<Spanned<i64>>,
+    pub(crate) add_date: Option<bool>,
+    pub(crate) add_environment_info: Option<bool>,
+    pub(crate) add_prompt_files: Option<Vec<String>>,
+    pub(crate) redact_secrets: Option<bool>,
+    pub(crate) hooks: Option<RawHooks>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawToolset {
+    #[serde(rename = "type")]
+    pub(crate) kind: Option<Spanned<String>>,
+    pub(crate) tools: Option<Vec<Spanned<String>>>,
+    pub(crate) safer: Option<Spanned<bool>>,
+    pub(crate) instruction: Option<String>,
+    pub(crate) env: Option<BTreeMap<String, Scalar>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawModel {
+    pub(crate) provider: Option<Spanned<String>>,
+    pub(crate) model: Option<Spanned<String>>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) max_tokens: Option<Spanned<i64>>,
+    pub(crate) temperature: Option<f64>,
+    pub(crate) top_p: Option<f64>,
+    pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPermissions {
+    pub(crate) allow: Option<Vec<Spanned<String>>>,
+    pub(crate) ask: Option<Vec<Spanned<String>>>,
+    pub(crate) deny: Option<Vec<Spanned<String>>>,
+}
+
+/// `hooks:` — a map from event name to that event's list, whose shape depends on the event.
+#[derive(Debug, Default)]
+pub(crate) struct RawHooks(pub(crate) Vec<(HookEvent, RawEventHooks)>);
+
+#[derive(Debug)]
+pub(crate) enum RawEventHooks {
+    Matched(Vec<Spanned<RawMatcherEntry>>),
+    Flat(Vec<Spanned<RawHookDef>>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMatcherEntry {
+    pub(crate) matcher: Option<Spanned<String>>,
+    pub(crate) hooks: Option<Vec<Spanned<RawHookDef>>>,
+    pub(crate) preempt_yolo: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawHookDef {
+    #[serde(rename = "type")]
+    pub(crate) kind: Option<Spanned<String>>,
+    pub(crate) command: Option<Spanned<String>>,
+    pub(crate) args: Option<Vec<Scalar>>,
+    pub(crate) timeout: Option<i64>,
+    pub(crate) name: Option<String>,
+    pub(crate) working_dir: Option<String>,
+    pub(crate) env: Option<BTreeMap<String, Scalar>>,
+    pub(crate) on_error: Option<Spanned<String>>,
+    pub(crate) model: Option<Spanned<String>>,
+    pub(crate) prompt: Option<Spanned<String>>,
+    pub(crate) schema: Option<Spanned<String>>,
+}
+
+static EVENT_NAMES: LazyLock<Vec<&'static str>> =
+    LazyLock::new(|| HookEvent::ALL.iter().map(|e| e.wire_name()).collect());
+
+impl<'de> Deserialize<'de> for RawHooks {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct HooksVisitor;
+        impl<'de> Visitor<'de> for HooksVisitor {
+            type Value = RawHooks;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map from hook event names to lists of hooks")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<RawHooks, E> {
+                Ok(RawHooks::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawHooks, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let Some(event) = HookEvent::from_wire_name(&key) else {
+                        return Err(de::Error::unknown_field(&key, EVENT_NAMES.as_slice()));
+                    };
+                    let hooks = if event.uses_matcher() {
+                        RawEventHooks::Matched(
+                            map.next_value::<Option<Vec<_>>>()?.unwrap_or_default(),
+                        )
+                    } else {
+                        RawEventHooks::Flat(map.next_value::<Option<Vec<_>>>()?.unwrap_or_default())
+                    };
+                    out.push((event, hooks));
+                }
+                Ok(RawHooks(out))
+            }
+        }
+        d.deserialize_map(HooksVisitor)
+    }
+}
+
+/// A map that keeps the order keys were written in (`agents:` order picks the default agent).
+#[derive(Debug)]
+pub(crate) struct OrderedMap<V>(pub(crate) Vec<(String, V)>);
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MapVisitor<V>(PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for MapVisitor<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<OrderedMap<V>, E> {
+                Ok(OrderedMap(Vec::new()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<OrderedMap<V>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = map.next_entry::<String, V>()? {
+                    out.push((k, v));
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        d.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+/// A scalar written as a string, number or boolean (`version: 2`, `PROFILE: dev`, `args: [50]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Scalar(pub(crate) String);
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct ScalarVisitor;
+        impl Visitor<'_> for ScalarVisitor {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string, number or boolean")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_owned()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Scalar, E> {
+                Ok(Scalar(v))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(v.to_string()))
+            }
+        }
+        d.deserialize_any(ScalarVisitor)
+    }
+}

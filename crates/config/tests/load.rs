@@ -1,0 +1,335 @@
+//! Loading real agent files and one test per class of config error, each pinned to
+//! `file:line:col`.
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use tether_config::{ConfigError, HookKind, HookSource, OnError, ToolsetKind, load_file, load_str};
+use tether_protocol::HookEvent;
+
+fn errors(yaml: &str) -> Vec<String> {
+    match load_str(yaml, "agent.yaml", Path::new(".")) {
+        Ok(_) => panic!("expected an error for:\n{yaml}"),
+        Err(ConfigError::Invalid(d)) => d.0.iter().map(ToString::to_string).collect(),
+        Err(e) => panic!("unexpected error {e}"),
+    }
+}
+
+/// The first line of the first diagnostic.
+fn first(yaml: &str) -> String {
+    errors(yaml)[0].lines().next().unwrap().to_owned()
+}
+
+#[test]
+fn seed_004_loads_with_every_hook() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/hooks.yaml");
+    let file = load_file(&path).unwrap();
+    let root = file.default_agent().unwrap();
+    assert_eq!(root.name, "root");
+    assert_eq!(root.model.as_deref(), Some("openai/gpt-4o"));
+    assert_eq!(
+        root.toolsets.iter().map(|t| t.kind).collect::<Vec<_>>(),
+        [ToolsetKind::Shell, ToolsetKind::Filesystem]
+    );
+    let pre = root.hooks.entries(HookEvent::PreToolUse);
+    assert_eq!(pre.len(), 2);
+    assert!(
+        pre.iter()
+            .all(|e| e.matcher.source() == "shell" && !e.preempt_yolo)
+    );
+    let post = &root.hooks.entries(HookEvent::PostToolUse)[0].hooks[0];
+    assert_eq!(post.name.as_deref(), Some("summarize shell output"));
+    assert_eq!(post.working_dir.as_deref(), Some("."));
+    assert_eq!(post.env, [("HOOK_PROFILE".to_owned(), "dev".to_owned())]);
+    assert_eq!(post.on_error, OnError::Warn);
+    assert_eq!(post.timeout.as_secs(), 10);
+    let turn_start: Vec<_> = root.hooks.entries(HookEvent::TurnStart)[0]
+        .hooks
+        .iter()
+        .map(|h| (h.kind.clone(), h.args.clone()))
+        .collect();
+    assert_eq!(
+        turn_start,
+        [
+            (
+                HookKind::Builtin {
+                    name: "add_date".into()
+                },
+                vec![]
+            ),
+            (
+                HookKind::Builtin {
+                    name: "add_prompt_files".into()
+                },
+                vec!["GUIDELINES.md".to_owned(), "PROJECT.md".to_owned()]
+            ),
+        ]
+    );
+    let events: Vec<_> = root
+        .hooks
+        .iter()
+        .map(|(e, _, _)| e)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(events.len(), 19, "{events:?}");
+    assert!(
+        root.hooks
+            .iter()
+            .all(|(_, _, h)| h.source == HookSource::Yaml)
+    );
+}
+
+#[test]
+fn agents_keep_file_order_and_root_is_the_default() {
+    let f = load_str(
+        "agents:\n  helper:\n    model: openai/gpt-4o\n  root:\n    model: openai/gpt-4o\n",
+        "a.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(f.agent_names(), ["helper", "root"]);
+    assert_eq!(f.default_agent().unwrap().name, "root");
+    let f = load_str("agents:\n  b: {}\n  a: {}\n", "a.yaml", Path::new(".")).unwrap();
+    assert_eq!(f.default_agent().unwrap().name, "b");
+}
+
+#[test]
+fn unknown_key_is_reported_with_location_path_and_suggestion() {
+    let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
+    assert_eq!(
+        e[0],
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+    );
+}
+
+#[test]
+fn unknown_key_inside_a_hook() {
+    assert_eq!(
+        first(
+            "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          comand: echo\n"
+        ),
+        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema"
+    );
+}
+
+#[test]
+fn wrong_type_names_the_key() {
+    assert_eq!(
+        first(
+            "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          command: x\n          timeout: soon\n"
+        ),
+        "agent.yaml:7:20: agents.root.hooks.stop[0].timeout: invalid i64"
+    );
+    assert_eq!(
+        first("agents:\n  root:\n    add_date: [yes]\n"),
+        "agent.yaml:3:15: agents.root.add_date: expected a single value (string, number or boolean), not a list or map"
+    );
+}
+
+#[test]
+fn invalid_matcher_regex() {
+    let e = errors(
+        "agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - matcher: \"shell(\"\n          hooks:\n            - type: command\n              command: x\n",
+    );
+    assert!(
+        e[0].starts_with("agent.yaml:5:20: agents.root.hooks.pre_tool_use[0].matcher: invalid matcher regex `shell(`: unclosed group\n"),
+        "{}",
+        e[0]
+    );
+}
+
+#[test]
+fn unknown_event() {
+    let e = errors("agents:\n  root:\n    hooks:\n      pre_tool:\n        - matcher: x\n");
+    assert!(
+        e[0].starts_with("agent.yaml:4:7: agents.root.hooks: unknown field `pre_tool`, expected one of pre_tool_use, post_tool_use,"),
+        "{}",
+        e[0]
+    );
+    assert!(
+        e[0].ends_with("hint: did you mean `pre_tool_use`?"),
+        "{}",
+        e[0]
+    );
+}
+
+#[test]
+fn matcher_on_a_flat_event() {
+    let e = errors(
+        "agents:\n  root:\n    hooks:\n      stop:\n        - matcher: x\n          hooks: []\n",
+    );
+    assert!(
+        e[0].starts_with("agent.yaml:5:11: agents.root.hooks.stop[0]: unknown field `matcher`"),
+        "{}",
+        e[0]
+    );
+    assert!(
+        e[0].contains(
+            "hint: `stop` takes a flat list of hooks; `matcher` applies only to the tool events"
+        ),
+        "{}",
+        e[0]
+    );
+}
+
+#[test]
+fn bare_hook_on_a_tool_event() {
+    let e = errors(
+        "agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - type: command\n          command: x\n",
+    );
+    assert!(
+        e[0].starts_with("agent.yaml:5:11: agents.root.hooks.pre_tool_use[0]: unknown field `type`, expected one of matcher, hooks, preempt_yolo"),
+        "{}",
+        e[0]
+    );
+    assert!(
+        e[0].contains("hint: `pre_tool_use` takes a list of `{matcher, hooks: [...]}` entries"),
+        "{}",
+        e[0]
+    );
+}
+
+#[test]
+fn bad_on_error() {
+    assert_eq!(
+        first(
+            "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          command: x\n          on_error: explode\n"
+        ),
+        "agent.yaml:7:21: agents.root.hooks.stop[0].on_error: invalid on_error 'explode' (supported: 'warn', 'ignore', 'block')"
+    );
+}
+
+#[test]
+fn validation_messages_of_the_reference() {
+    let cases = [
+        (
+            "stop:\n        - command: x\n",
+            "agent.yaml:5:11: agents.root.hooks.stop[0]: type is required",
+        ),
+        (
+            "stop:\n        - type: command\n",
+            "agent.yaml:5:11: agents.root.hooks.stop[0]: command is required for command hooks",
+        ),
+        (
+            "stop:\n        - type: builtin\n",
+            "agent.yaml:5:11: agents.root.hooks.stop[0]: command must name the builtin to invoke",
+        ),
+        (
+            "stop:\n        - type: model\n          prompt: p\n",
+            "agent.yaml:5:11: agents.root.hooks.stop[0]: model is required for model hooks (e.g. 'openai/gpt-4o-mini')",
+        ),
+        (
+            "stop:\n        - type: model\n          model: openai/x\n",
+            "agent.yaml:5:11: agents.root.hooks.stop[0]: prompt is required for model hooks",
+        ),
+        (
+            "stop:\n        - type: shell\n",
+            "agent.yaml:5:17: agents.root.hooks.stop[0].type: unsupported hook type 'shell' (supported: 'command', 'builtin', 'model')",
+        ),
+        (
+            "pre_tool_use:\n        - matcher: x\n",
+            "agent.yaml:5:11: agents.root.hooks.pre_tool_use[0]: at least one hook is required",
+        ),
+        (
+            "pre_tool_use:\n        - matcher: x\n          hooks:\n            - type: command\n",
+            "agent.yaml:7:15: agents.root.hooks.pre_tool_use[0].hooks[0]: command is required for command hooks",
+        ),
+        (
+            "stop:\n        - type: model\n          model: openai/x\n          prompt: p\n          schema: nope\n",
+            "agent.yaml:8:19: agents.root.hooks.stop[0].schema: unknown schema `nope`",
+        ),
+    ];
+    for (hooks, want) in cases {
+        let yaml = format!("agents:\n  root:\n    hooks:\n      {hooks}");
+        assert_eq!(first(&yaml), want, "{yaml}");
+    }
+}
+
+#[test]
+fn every_validation_problem_is_reported_at_once() {
+    let e = errors(
+        "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n        - type: builtin\n",
+    );
+    assert_eq!(e.len(), 2);
+}
+
+#[test]
+fn timeout_zero_or_negative_means_the_default() {
+    let f = load_str(
+        "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          command: a\n          timeout: 0\n        - type: command\n          command: b\n          timeout: -3\n",
+        "a.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let hooks = &f.agents[0].hooks.entries(HookEvent::Stop)[0].hooks;
+    assert!(hooks.iter().all(|h| h.timeout.as_secs() == 60));
+}
+
+#[test]
+fn references_to_agents_models_and_toolsets_are_checked() {
+    let e = errors(
+        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: mcp\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
+    );
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:3:12: agents.root.model: unknown model `fast`",
+            "agent.yaml:4:18: agents.root.sub_agents[0]: unknown agent `helper` (agents: root)",
+            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `mcp` is not supported by tether",
+            "agent.yaml:8:17: agents.root.toolsets[1].tools[0]: unknown tool `read_fil` in a `filesystem` toolset",
+            "agent.yaml:10:16: agents.root.toolsets[2].safer: safer can only be used with type 'shell'",
+        ]
+    );
+}
+
+#[test]
+fn named_models_and_permissions_are_validated() {
+    let f = load_str(
+        "models:\n  fast:\n    provider: openai\n    model: gpt-4o-mini\n    max_tokens: 100\npermissions:\n  allow: [\"read_*\"]\n  deny: [\"shell:cmd=*sudo*\"]\nagents:\n  root:\n    model: fast\n",
+        "a.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(f.resolve_model("fast").unwrap().id(), "openai/gpt-4o-mini");
+    assert_eq!(f.permissions.deny[0].source, "shell:cmd=*sudo*");
+    assert_eq!(
+        first("permissions:\n  deny: [\"shell:cmd=[x\"]\nagents:\n  root: {}\n"),
+        "agent.yaml:2:10: permissions.deny[0]: invalid glob `[x`: unclosed `[`"
+    );
+    assert_eq!(
+        first("models:\n  m:\n    provider: acme\n    model: x\nagents:\n  root: {}\n"),
+        "agent.yaml:3:15: models.m.provider: unknown provider `acme`"
+    );
+}
+
+#[test]
+fn duplicate_keys_are_rejected() {
+    let e = errors("agents:\n  root: {}\n  root: {}\n");
+    assert!(e[0].contains("duplicate"), "{}", e[0]);
+}
+
+#[test]
+fn an_empty_file_has_no_agents() {
+    assert_eq!(
+        first("version: \"2\"\n"),
+        "agent.yaml:1:1: agents: no agents defined"
+    );
+}
+
+#[test]
+fn instruction_file_is_read_relative_to_the_agent_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("prompt.md"), "be brief").unwrap();
+    std::fs::write(
+        dir.path().join("agent.yaml"),
+        "agents:\n  root:\n    instruction_file: prompt.md\n",
+    )
+    .unwrap();
+    let f = load_file(&dir.path().join("agent.yaml")).unwrap();
+    assert_eq!(f.agents[0].instruction, "be brief");
+}
