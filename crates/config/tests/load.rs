@@ -1,4 +1,6 @@
 //! Loading real agent files and one test per class of config error, each pinned to
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers panic on purpose")]
 //! `file:line:col`.
 
 use std::path::Path;
