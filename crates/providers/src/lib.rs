@@ -1,0 +1,209 @@
+//! Model providers: one streaming `Provider` trait, thin clients for each vendor's wire
+//! format, the offline `script` model, and the model catalogue.
+//!
+//! Why our own clients: the runtime must control the wire format (structured output for model
+//! hooks, tool-call delta assembly, usage and cost, thinking blocks sent back verbatim), which
+//! SDK-style crates hide. Each adapter is a request builder plus an SSE decoder; the HTTP
+//! plumbing (timeouts, retries before the first event, error classification) lives once in
+//! `http`. Credentials come through the `Env` trait so tests never touch the process
+//! environment; a missing key fails in `build_provider`, before any request.
+//!
+//! Usage is normalised across vendors: `input_tokens` excludes prompt tokens read from cache
+//! (`cached_input_tokens`), `cached_write_tokens` are Anthropic cache writes, and
+//! `output_tokens` includes `reasoning_tokens`.
+
+mod anthropic;
+pub mod catalogue;
+mod error;
+mod google;
+mod http;
+mod openai;
+mod script;
+mod spec;
+pub mod sse;
+mod types;
+
+use std::sync::Arc;
+
+pub use anthropic::AnthropicProvider;
+pub use error::ProviderError;
+pub use google::GeminiProvider;
+pub use http::{HttpOptions, build_client};
+pub use openai::{Api, OpenAiProvider};
+pub use script::ScriptProvider;
+pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv};
+pub use types::{
+    ChatRequest, FinishReason, ModelResponse, Provider, ResponseSchema, ResponseStream,
+    StreamEvent, ToolDefinition, complete,
+};
+
+use spec::non_empty;
+
+/// Default endpoints, per each vendor SDK's convention (OpenAI-style ones include `/v1`).
+pub mod endpoints {
+    pub const OPENAI: &str = "https://api.openai.com/v1";
+    pub const ANTHROPIC: &str = "https://api.anthropic.com";
+    pub const GEMINI: &str = "https://generativelanguage.googleapis.com";
+    pub const MISTRAL: &str = "https://api.mistral.ai/v1";
+    pub const DMR: &str = "http://localhost:12434/engines/v1";
+}
+
+/// Builds the client for `spec`. Keys and endpoints come from `env` (`OPENAI_API_KEY` /
+/// `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `GOOGLE_API_KEY` or
+/// `GEMINI_API_KEY` / `GOOGLE_GEMINI_BASE_URL`, `MISTRAL_API_KEY` / `MISTRAL_BASE_URL`,
+/// `MODEL_RUNNER_HOST`); `spec.base_url` wins over the environment.
+pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provider>, ProviderError> {
+    if spec.model.is_empty() {
+        return Err(ProviderError::InvalidSpec {
+            model: spec.id(),
+            reason: "the model name is empty".to_owned(),
+        });
+    }
+    let key = |var: &str| {
+        non_empty(env, var).ok_or_else(|| ProviderError::MissingKey {
+            provider: spec.provider.clone(),
+            var: var.to_owned(),
+        })
+    };
+    let base = |var: &str, default: &str| {
+        spec.base_url
+            .clone()
+            .or_else(|| non_empty(env, var))
+            .unwrap_or_else(|| default.to_owned())
+    };
+    Ok(match spec.provider.as_str() {
+        "script" => Arc::new(ScriptProvider::from_spec(spec)?),
+        "openai" => Arc::new(OpenAiProvider::new(
+            spec,
+            base("OPENAI_BASE_URL", endpoints::OPENAI),
+            Some(key("OPENAI_API_KEY")?),
+        )?),
+        "mistral" => Arc::new(OpenAiProvider::new(
+            spec,
+            base("MISTRAL_BASE_URL", endpoints::MISTRAL),
+            Some(key("MISTRAL_API_KEY")?),
+        )?),
+        "anthropic" => Arc::new(AnthropicProvider::new(
+            spec,
+            base("ANTHROPIC_BASE_URL", endpoints::ANTHROPIC),
+            key("ANTHROPIC_API_KEY")?,
+        )?),
+        "google" | "gemini" => {
+            let api_key =
+                key("GOOGLE_API_KEY").or_else(|e| key("GEMINI_API_KEY").map_err(|_| e))?;
+            Arc::new(GeminiProvider::new(
+                spec,
+                base("GOOGLE_GEMINI_BASE_URL", endpoints::GEMINI),
+                api_key,
+            )?)
+        }
+        "dmr" => {
+            let base_url = spec
+                .base_url
+                .clone()
+                .or_else(|| {
+                    non_empty(env, "MODEL_RUNNER_HOST").map(|h| http_join(&h, "engines/v1"))
+                })
+                .unwrap_or_else(|| endpoints::DMR.to_owned());
+            Arc::new(OpenAiProvider::new(spec, base_url, None)?)
+        }
+        other => {
+            let Some(base_url) = spec.base_url.clone() else {
+                return Err(ProviderError::InvalidSpec {
+                    model: spec.id(),
+                    reason: format!(
+                        "unknown provider `{other}`: set `base_url` to use an OpenAI-compatible server"
+                    ),
+                });
+            };
+            // An optional key for custom servers: `<PROVIDER>_API_KEY`.
+            let var = format!("{}_API_KEY", other.to_ascii_uppercase().replace('-', "_"));
+            Arc::new(OpenAiProvider::new(spec, base_url, non_empty(env, &var))?)
+        }
+    })
+}
+
+fn http_join(base: &str, path: &str) -> String {
+    let base = if base.contains("://") {
+        base.to_owned()
+    } else {
+        format!("http://{base}")
+    };
+    http::join_url(&base, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn build(spec: &str, env: &[(&str, &str)]) -> Result<Arc<dyn Provider>, ProviderError> {
+        build_provider(
+            &ModelSpec::parse_inline(spec).unwrap(),
+            &MapEnv::new(env.iter().copied()),
+        )
+    }
+
+    #[test]
+    fn a_missing_key_names_the_variable() {
+        let got: Vec<String> = [
+            "openai/gpt-4o",
+            "anthropic/claude-sonnet-4-0",
+            "google/gemini-2.5-flash",
+            "mistral/mistral-large-latest",
+        ]
+        .iter()
+        .map(|s| build(s, &[("OPENAI_API_KEY", "")]).unwrap_err().to_string())
+        .collect();
+        assert_eq!(
+            got,
+            vec![
+                "missing API key for `openai`: set `OPENAI_API_KEY`",
+                "missing API key for `anthropic`: set `ANTHROPIC_API_KEY`",
+                "missing API key for `google`: set `GOOGLE_API_KEY`",
+                "missing API key for `mistral`: set `MISTRAL_API_KEY`",
+            ]
+        );
+    }
+
+    #[test]
+    fn gemini_accepts_either_key_and_dmr_needs_none() {
+        let ids: Vec<String> = [
+            build("google/gemini-2.5-flash", &[("GEMINI_API_KEY", "k")]),
+            build("dmr/ai/qwen3", &[("MODEL_RUNNER_HOST", "localhost:1234")]),
+        ]
+        .into_iter()
+        .map(|p| p.unwrap().id().to_owned())
+        .collect();
+        assert_eq!(ids, vec!["google/gemini-2.5-flash", "dmr/ai/qwen3"]);
+    }
+
+    #[test]
+    fn an_unknown_provider_needs_a_base_url() {
+        let err = build("acme/model-1", &[]).unwrap_err();
+        let mut spec = ModelSpec::parse_inline("acme/model-1").unwrap();
+        spec.base_url = Some("http://127.0.0.1:9/v1".into());
+        let ok = build_provider(&spec, &MapEnv::default()).map(|p| p.id().to_owned());
+        assert_eq!(
+            (err.to_string(), ok.ok()),
+            (
+                "invalid model `acme/model-1`: unknown provider `acme`: set `base_url` to use an OpenAI-compatible server".to_owned(),
+                Some("acme/model-1".to_owned())
+            )
+        );
+    }
+
+    #[test]
+    fn model_runner_host_gets_the_engines_path() {
+        assert_eq!(
+            (
+                http_join("localhost:12434", "engines/v1"),
+                http_join("http://h:1/", "engines/v1")
+            ),
+            (
+                "http://localhost:12434/engines/v1".to_owned(),
+                "http://h:1/engines/v1".to_owned()
+            )
+        );
+    }
+}
