@@ -1,1 +1,20 @@
+//! The hooks engine: a registry of handlers, an executor per agent (select, run, aggregate),
+//! the command runner, the stdout parser and the builtins.
+//!
+//! It knows nothing of the agent loop or of model providers: the runtime calls
+//! [`Executor::dispatch`] at each lifecycle point and decides what the [`HookResult`] means
+//! for the run; model hooks reach a provider through the injected [`ModelRunner`].
 
+mod aggregate;
+mod command_runner;
+mod executor;
+mod observer;
+pub mod output_parser;
+mod registry;
+mod result;
+
+pub use command_runner::{DRAIN_TIMEOUT, OUTPUT_CAP};
+pub use executor::{Executor, ExecutorOptions};
+pub use observer::{HookLog, HookObserver, duration_ms};
+pub use registry::{Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Registry};
+pub use result::{HookResult, HookRun, Outcome, RunStatus};

@@ -204,7 +204,8 @@ mod tests {
     #[test]
     fn tool_calls_use_the_openai_shape() {
         let mut m = Message::assistant("");
-        m.tool_calls.push(ToolCall::new("call_1", "shell", r#"{"cmd":"ls"}"#));
+        m.tool_calls
+            .push(ToolCall::new("call_1", "shell", r#"{"cmd":"ls"}"#));
         assert_eq!(
             serde_json::to_value(&m).unwrap(),
             json!({"role": "assistant", "content": "", "tool_calls": [
@@ -219,7 +220,9 @@ mod tests {
         m.multi_content = vec![
             ContentPart::Text { text: "a".into() },
             ContentPart::ImageUrl {
-                image_url: ImageUrl { url: "data:".into() },
+                image_url: ImageUrl {
+                    url: "data:".into(),
+                },
             },
             ContentPart::Text { text: "b".into() },
         ];

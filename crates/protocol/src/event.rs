@@ -275,9 +275,9 @@ impl HookEvent {
     pub const fn context_lifetime(self) -> ContextLifetime {
         match self {
             Self::SessionStart => ContextLifetime::Session,
-            Self::UserPromptSubmit | Self::UserSteeringMessagesSubmit | Self::UserFollowupSubmit => {
-                ContextLifetime::Prompt
-            }
+            Self::UserPromptSubmit
+            | Self::UserSteeringMessagesSubmit
+            | Self::UserFollowupSubmit => ContextLifetime::Prompt,
             Self::TurnStart => ContextLifetime::Turn,
             Self::PostToolUse | Self::Stop => ContextLifetime::NextCall,
             Self::PreCompact => ContextLifetime::CompactionPrompt,
@@ -380,7 +380,12 @@ impl HookEvent {
             Self::Notification | Self::OnError | Self::OnMaxIterations => {
                 &["notification_level", "notification_message"]
             }
-            Self::OnAgentSwitch => &["from_agent", "to_agent", "agent_switch_kind", "from_agent_models"],
+            Self::OnAgentSwitch => &[
+                "from_agent",
+                "to_agent",
+                "agent_switch_kind",
+                "from_agent_models",
+            ],
             Self::OnSessionResume => &["previous_max_iterations", "new_max_iterations"],
             Self::OnToolApprovalDecision => &[
                 "tool_name",
@@ -389,9 +394,12 @@ impl HookEvent {
                 "approval_decision",
                 "approval_source",
             ],
-            Self::BeforeCompaction => {
-                &["input_tokens", "output_tokens", "context_limit", "compaction_reason"]
-            }
+            Self::BeforeCompaction => &[
+                "input_tokens",
+                "output_tokens",
+                "context_limit",
+                "compaction_reason",
+            ],
             Self::AfterCompaction => &[
                 "input_tokens",
                 "output_tokens",
@@ -449,7 +457,10 @@ mod tests {
 
     #[test]
     fn tool_events_are_the_matcher_events() {
-        let matched: Vec<_> = HookEvent::ALL.into_iter().filter(|e| e.uses_matcher()).collect();
+        let matched: Vec<_> = HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.uses_matcher())
+            .collect();
         assert_eq!(
             matched,
             [
@@ -487,7 +498,10 @@ mod tests {
 
     #[test]
     fn only_pre_tool_use_fails_closed() {
-        let closed: Vec<_> = HookEvent::ALL.into_iter().filter(|e| e.fails_closed()).collect();
+        let closed: Vec<_> = HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.fails_closed())
+            .collect();
         assert_eq!(closed, [HookEvent::PreToolUse]);
     }
 

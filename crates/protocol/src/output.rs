@@ -31,8 +31,9 @@ pub struct HookOutput {
     pub decision: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub reason: String,
+    /// Boxed: most answers do not carry it and it is large.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hook_specific_output: Option<HookSpecificOutput>,
+    pub hook_specific_output: Option<Box<HookSpecificOutput>>,
 }
 
 /// The event-specific part of an answer.
@@ -70,11 +71,11 @@ impl HookOutput {
     /// An answer that only contributes `additional_context`.
     pub fn context(event_name: &str, text: impl Into<String>) -> Self {
         Self {
-            hook_specific_output: Some(HookSpecificOutput {
+            hook_specific_output: Some(Box::new(HookSpecificOutput {
                 hook_event_name: event_name.to_owned(),
                 additional_context: text.into(),
                 ..HookSpecificOutput::default()
-            }),
+            })),
             ..Self::default()
         }
     }
@@ -127,7 +128,10 @@ mod tests {
         assert!(PermissionDecision::Deny > PermissionDecision::Ask);
         assert!(PermissionDecision::Ask > PermissionDecision::Allow);
         assert_eq!(PermissionDecision::parse("approve"), None);
-        assert_eq!(PermissionDecision::parse("deny"), Some(PermissionDecision::Deny));
+        assert_eq!(
+            PermissionDecision::parse("deny"),
+            Some(PermissionDecision::Deny)
+        );
     }
 
     #[test]

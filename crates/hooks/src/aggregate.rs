@@ -1,0 +1,263 @@
+//! Aggregation of hook runs into one [`HookResult`], in config order whatever the completion
+//! order (hooks-spec §2.6–§2.7, DECISIONS X2, X9, X10).
+
+use tether_config::OnError;
+use tether_protocol::{HookEvent, HookOutput, Lane, PermissionDecision};
+
+use crate::output_parser;
+use crate::result::{HookResult, HookRun, Outcome};
+
+/// Per-run facts the aggregation needs besides the run itself.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunPolicy<'a> {
+    pub(crate) on_error: OnError,
+    pub(crate) name: &'a str,
+}
+
+/// The message of a hook that exited with code 2 (DECISIONS X10).
+pub(crate) fn exit2_message(name: &str, stdout: &str, stderr: &str) -> String {
+    let stderr = stderr.trim();
+    if !stderr.is_empty() {
+        return stderr.to_owned();
+    }
+    let stdout = stdout.trim();
+    if stdout.starts_with('{')
+        && let Some(out) = output_parser::parse_object(stdout)
+    {
+        let from_json = [
+            out.reason.as_str(),
+            out.stop_reason.as_str(),
+            out.hook_specific_output
+                .as_ref()
+                .map_or("", |h| h.permission_decision_reason.as_str()),
+        ]
+        .into_iter()
+        .map(str::trim)
+        .find(|s| !s.is_empty());
+        return from_json.map_or_else(|| format!("blocked by hook {name}"), str::to_owned);
+    }
+    if stdout.is_empty() {
+        format!("blocked by hook {name}")
+    } else {
+        stdout.to_owned()
+    }
+}
+
+/// What one hook alone said, for logs and traces.
+pub(crate) fn verdict(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Exited { code: 2, .. } => "block",
+        Outcome::Exited {
+            code: 0,
+            output: Some(o),
+            ..
+        } => output_verdict(o),
+        Outcome::Exited { .. } | Outcome::Failed { .. } => "none",
+    }
+}
+
+fn output_verdict(o: &HookOutput) -> &'static str {
+    if o.continue_ == Some(false) || o.decision == "block" {
+        return "block";
+    }
+    o.hook_specific_output
+        .as_ref()
+        .and_then(|h| PermissionDecision::parse(&h.permission_decision))
+        .map_or("none", PermissionDecision::as_str)
+}
+
+#[derive(Debug, Default)]
+struct Acc {
+    messages: Vec<String>,
+    contexts: Vec<String>,
+    system: Vec<String>,
+}
+
+/// Folds the runs (already in config order) into a result.
+pub(crate) fn aggregate<'a>(
+    event: HookEvent,
+    lane: Lane,
+    runs: impl IntoIterator<Item = (RunPolicy<'a>, HookRun)>,
+) -> HookResult {
+    let mut r = HookResult::empty(event, lane);
+    let mut acc = Acc::default();
+    let tool_decisions = event == HookEvent::PreToolUse;
+    for (policy, run) in runs {
+        match &run.outcome {
+            Outcome::Failed { error, stderr, .. } => {
+                if event.fails_closed() || policy.on_error == OnError::Block {
+                    r.allowed = false;
+                    r.exit_code = -1;
+                    r.stderr.clone_from(stderr);
+                    acc.messages
+                        .push(format!("{event} hook failed to execute: {error}"));
+                } else if policy.on_error == OnError::Warn {
+                    r.warnings
+                        .push(format!("{event} hook `{}` failed: {error}", policy.name));
+                }
+            }
+            Outcome::Exited {
+                code: 2,
+                stdout,
+                stderr,
+                ..
+            } => {
+                r.allowed = false;
+                r.exit_code = 2;
+                r.stderr.clone_from(stderr);
+                acc.messages
+                    .push(exit2_message(policy.name, stdout, stderr));
+            }
+            Outcome::Exited {
+                code: 0,
+                stdout,
+                output: None,
+                ..
+            } => {
+                let text = stdout.trim();
+                if !text.is_empty() && event.plain_text_is_context() {
+                    acc.contexts.push(text.to_owned());
+                }
+            }
+            Outcome::Exited {
+                code: 0,
+                output: Some(out),
+                ..
+            } => {
+                apply_output(
+                    &mut r,
+                    &mut acc,
+                    event,
+                    lane,
+                    policy.name,
+                    out,
+                    tool_decisions,
+                );
+            }
+            Outcome::Exited { code, stderr, .. } => {
+                if policy.on_error != OnError::Ignore {
+                    let detail = stderr.trim().lines().last().unwrap_or_default();
+                    let detail = if detail.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {detail}")
+                    };
+                    r.warnings.push(format!(
+                        "{event} hook `{}` exited with status {code}{detail}",
+                        policy.name
+                    ));
+                }
+            }
+        }
+        r.runs.push(run);
+    }
+    if lane == Lane::Preempt && !r.allowed && r.decision != Some(PermissionDecision::Deny) {
+        // DECISIONS X2: any failure or block on the preempt lane is a deny.
+        r.decision = Some(PermissionDecision::Deny);
+        r.decision_reason = acc.messages.join("\n");
+    }
+    r.message = acc.messages.join("\n");
+    r.additional_context = acc.contexts.join("\n");
+    r.system_message = acc.system.join("\n");
+    r
+}
+
+fn apply_output(
+    r: &mut HookResult,
+    acc: &mut Acc,
+    event: HookEvent,
+    lane: Lane,
+    name: &str,
+    out: &HookOutput,
+    tool_decisions: bool,
+) {
+    let mut blocked_here = false;
+    let before = acc.messages.len();
+    if out.continue_ == Some(false) {
+        r.allowed = false;
+        blocked_here = true;
+        if !out.stop_reason.is_empty() {
+            acc.messages.push(out.stop_reason.clone());
+        }
+    }
+    if out.decision == "block" {
+        r.allowed = false;
+        blocked_here = true;
+        if !out.reason.is_empty() {
+            acc.messages.push(out.reason.clone());
+        }
+    }
+    if !out.system_message.is_empty() {
+        acc.system.push(out.system_message.clone());
+    }
+    if let Some(h) = &out.hook_specific_output {
+        let decision = PermissionDecision::parse(&h.permission_decision);
+        if tool_decisions
+            && let Some(d) = decision
+            && r.decision.is_none_or(|cur| d > cur)
+        {
+            r.decision = Some(d);
+            r.decision_reason.clone_from(&h.permission_decision_reason);
+        }
+        if tool_decisions || event == HookEvent::PermissionRequest {
+            match decision {
+                Some(PermissionDecision::Deny) => {
+                    r.allowed = false;
+                    blocked_here = true;
+                    if !h.permission_decision_reason.is_empty() {
+                        acc.messages.push(h.permission_decision_reason.clone());
+                    }
+                }
+                Some(PermissionDecision::Allow) => {
+                    if event == HookEvent::PermissionRequest {
+                        r.permission_allowed = true;
+                    }
+                    if !h.permission_decision_reason.is_empty() {
+                        acc.contexts.push(h.permission_decision_reason.clone());
+                    }
+                }
+                Some(PermissionDecision::Ask) | None => {}
+            }
+        }
+        if tool_decisions
+            && lane == Lane::Default
+            && let Some(updates) = &h.updated_input
+        {
+            let merged = r.updated_input.get_or_insert_with(Default::default);
+            for (k, v) in updates {
+                merged.insert(k.clone(), v.clone());
+            }
+        }
+        if event == HookEvent::BeforeCompaction && r.summary.is_empty() && !h.summary.is_empty() {
+            r.summary.clone_from(&h.summary);
+        }
+        if event == HookEvent::BeforeLlmCall
+            && let Some(m) = &h.updated_messages
+            && !m.is_empty()
+        {
+            // Rewrites chain (see dispatcher): the last one already includes the earlier ones.
+            r.updated_messages = Some(m.clone());
+        }
+        if event == HookEvent::ToolResponseTransform
+            && let Some(t) = &h.updated_tool_response
+        {
+            r.updated_tool_response = Some(t.clone());
+        }
+        if (event == HookEvent::PermissionRequest || lane == Lane::Preempt)
+            && let Some(meta) = &h.metadata
+        {
+            r.metadata
+                .extend(meta.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if !h.additional_context.is_empty() {
+            acc.contexts.push(h.additional_context.clone());
+        }
+    }
+    if blocked_here && acc.messages.len() == before {
+        acc.messages.push(format!("blocked by hook {name}"));
+    }
+}
+
+#[cfg(test)]
+#[path = "aggregate_tests.rs"]
+mod tests;

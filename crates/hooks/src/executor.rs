@@ -1,0 +1,454 @@
+//! The executor: one per agent, built once from its effective hooks, read-only afterwards.
+//!
+//! Dispatch selects the hooks whose matcher accepts the tool, drops duplicates, runs them all
+//! concurrently and aggregates their results in config order. Two events chain instead:
+//! `tool_response_transform` and `before_llm_call` run their hooks one after another, each
+//! seeing the previous hook's rewrite, so a later rewriter (e.g. `redact_secrets`) is never
+//! discarded by an earlier one.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures::future::join_all;
+use tether_config::{Diagnostic, HookKind, HookSpec, HooksConfig, Matcher};
+use tether_protocol::{HookEvent, HookInput, Lane};
+use tokio_util::sync::CancellationToken;
+
+use crate::aggregate::{RunPolicy, aggregate, verdict};
+use crate::command_runner::{self, CommandRun};
+use crate::observer::HookObserver;
+use crate::registry::{Builtin, BuiltinCall, HookEnv, Registry};
+use crate::result::{HookResult, HookRun, Outcome};
+
+/// How the executor runs hooks.
+#[derive(Debug, Clone)]
+pub struct ExecutorOptions {
+    /// Where hooks run unless they set `working_dir`; also `TETHER_PROJECT_DIR` and the
+    /// default `cwd` of the Input.
+    pub working_dir: PathBuf,
+    /// The environment hooks start from; `None` inherits this process's.
+    pub base_env: Option<Arc<[(OsString, OsString)]>>,
+    /// Told about every hook run (event stream, `--hook-log`).
+    pub observers: Vec<Arc<dyn HookObserver>>,
+}
+
+impl ExecutorOptions {
+    pub fn new(working_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            working_dir: working_dir.into(),
+            base_env: None,
+            observers: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Handler {
+    Command(String),
+    Builtin(Arc<dyn Builtin>),
+    Unavailable(String),
+}
+
+/// A hook ready to run.
+#[derive(Debug)]
+pub(crate) struct CompiledHook {
+    pub(crate) spec: HookSpec,
+    handler: Handler,
+    cwd: PathBuf,
+    env: HookEnv,
+    dedupe_key: String,
+}
+
+#[derive(Debug)]
+struct Entry {
+    matcher: Matcher,
+    lane: Lane,
+    hooks: Vec<Arc<CompiledHook>>,
+}
+
+/// Runs the hooks of one agent.
+#[derive(Debug)]
+pub struct Executor {
+    events: [Vec<Entry>; HookEvent::ALL.len()],
+    registry: Arc<Registry>,
+    opts: ExecutorOptions,
+}
+
+fn dedupe_key(spec: &HookSpec) -> String {
+    // DECISIONS: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
+    // name or on_error.
+    let kind = match &spec.kind {
+        HookKind::Command { command } => format!("command\0{command}"),
+        HookKind::Builtin { name } => format!("builtin\0{name}"),
+        HookKind::Model {
+            model,
+            prompt,
+            schema,
+        } => format!(
+            "model\0{model}\0{prompt}\0{}",
+            schema.as_deref().unwrap_or("")
+        ),
+    };
+    format!(
+        "{kind}\0{:?}\0{:?}\0{:?}",
+        spec.args, spec.env, spec.working_dir
+    )
+}
+
+fn resolve_dir(base: &Path, working_dir: Option<&str>) -> PathBuf {
+    match working_dir {
+        Some(w) if Path::new(w).is_absolute() => PathBuf::from(w),
+        Some(w) => base.join(w),
+        None => base.to_path_buf(),
+    }
+}
+
+impl Executor {
+    /// Compiles `config`; an unknown builtin or bad builtin arguments are config errors at the
+    /// hook's location.
+    pub fn new(
+        config: &HooksConfig,
+        registry: Arc<Registry>,
+        opts: ExecutorOptions,
+    ) -> Result<Self, Vec<Diagnostic>> {
+        let mut diags = Vec::new();
+        let mut events: [Vec<Entry>; HookEvent::ALL.len()] = Default::default();
+        for event in HookEvent::ALL {
+            for entry in config.entries(event) {
+                let lane = if event == HookEvent::PreToolUse && entry.preempt_yolo {
+                    Lane::Preempt
+                } else {
+                    Lane::Default
+                };
+                let mut hooks = Vec::new();
+                for spec in &entry.hooks {
+                    match compile(spec, &registry, &opts) {
+                        Ok(h) => hooks.push(Arc::new(h)),
+                        Err(d) => diags.push(*d),
+                    }
+                }
+                events[event.index()].push(Entry {
+                    matcher: entry.matcher.clone(),
+                    lane,
+                    hooks,
+                });
+            }
+        }
+        if diags.is_empty() {
+            Ok(Self {
+                events,
+                registry,
+                opts,
+            })
+        } else {
+            Err(diags)
+        }
+    }
+
+    pub fn working_dir(&self) -> &Path {
+        &self.opts.working_dir
+    }
+
+    /// Whether any hook is configured for this event and lane.
+    pub fn has(&self, event: HookEvent, lane: Lane) -> bool {
+        self.events[event.index()]
+            .iter()
+            .any(|e| e.lane == lane && !e.hooks.is_empty())
+    }
+
+    /// The hooks a dispatch would run, in order, without duplicates.
+    fn select(&self, event: HookEvent, lane: Lane, tool_name: &str) -> Vec<Arc<CompiledHook>> {
+        let mut out: Vec<Arc<CompiledHook>> = Vec::new();
+        for entry in &self.events[event.index()] {
+            if entry.lane != lane || (event.uses_matcher() && !entry.matcher.matches(tool_name)) {
+                continue;
+            }
+            for hook in &entry.hooks {
+                if !out.iter().any(|h| h.dedupe_key == hook.dedupe_key) {
+                    out.push(Arc::clone(hook));
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs `pre_tool_use` on both lanes: the preempt lane first; if it denies or asks, its
+    /// result stands alone; otherwise both results are combined.
+    pub async fn dispatch_pre_tool_use(
+        &self,
+        input: HookInput,
+        cancel: &CancellationToken,
+    ) -> HookResult {
+        let preempt = self
+            .dispatch(HookEvent::PreToolUse, Lane::Preempt, input.clone(), cancel)
+            .await;
+        if matches!(
+            preempt.decision,
+            Some(
+                tether_protocol::PermissionDecision::Deny
+                    | tether_protocol::PermissionDecision::Ask
+            )
+        ) {
+            return preempt;
+        }
+        let default = self
+            .dispatch(HookEvent::PreToolUse, Lane::Default, input, cancel)
+            .await;
+        HookResult::combine(preempt, default)
+    }
+
+    /// Dispatches one event on one lane. Never fails: hook failures are in the result.
+    pub async fn dispatch(
+        &self,
+        event: HookEvent,
+        lane: Lane,
+        mut input: HookInput,
+        cancel: &CancellationToken,
+    ) -> HookResult {
+        let hooks = self.select(event, lane, &input.tool_name);
+        if hooks.is_empty() {
+            return HookResult::empty(event, lane);
+        }
+        event.wire_name().clone_into(&mut input.hook_event_name);
+        if input.cwd.is_empty() {
+            input.cwd = self.opts.working_dir.display().to_string();
+        }
+        let runs = if matches!(
+            event,
+            HookEvent::ToolResponseTransform | HookEvent::BeforeLlmCall
+        ) {
+            self.run_chain(event, lane, &hooks, input, cancel).await
+        } else {
+            let payload = payload_if_needed(&hooks, &input);
+            let futures = hooks
+                .iter()
+                .map(|h| self.run_hook(event, lane, h, &input, payload.as_ref(), cancel));
+            if hooks.len() == 1 {
+                let mut runs = Vec::with_capacity(1);
+                for f in futures {
+                    runs.push(f.await);
+                }
+                runs
+            } else {
+                join_all(futures).await
+            }
+        };
+        aggregate(
+            event,
+            lane,
+            hooks.iter().zip(runs).map(|(h, run)| {
+                let policy = RunPolicy {
+                    on_error: h.spec.on_error,
+                    name: h.spec.display_name(),
+                };
+                (policy, run)
+            }),
+        )
+    }
+
+    async fn run_chain(
+        &self,
+        event: HookEvent,
+        lane: Lane,
+        hooks: &[Arc<CompiledHook>],
+        mut input: HookInput,
+        cancel: &CancellationToken,
+    ) -> Vec<HookRun> {
+        let mut runs = Vec::with_capacity(hooks.len());
+        for hook in hooks {
+            let payload = payload_if_needed(std::slice::from_ref(hook), &input);
+            let run = self
+                .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
+                .await;
+            if let Some(h) = run
+                .outcome
+                .output()
+                .and_then(|o| o.hook_specific_output.as_ref())
+            {
+                if let Some(t) = &h.updated_tool_response {
+                    input.tool_response = Some(t.clone());
+                }
+                if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
+                    input.messages.clone_from(m);
+                }
+            }
+            runs.push(run);
+        }
+        runs
+    }
+
+    async fn run_hook(
+        &self,
+        event: HookEvent,
+        lane: Lane,
+        hook: &CompiledHook,
+        input: &HookInput,
+        payload: Option<&Arc<[u8]>>,
+        cancel: &CancellationToken,
+    ) -> HookRun {
+        let name = hook.spec.display_name();
+        for o in &self.opts.observers {
+            o.started(event, lane, &input.session_id, &hook.spec);
+        }
+        let started = Instant::now();
+        let outcome = match &hook.handler {
+            Handler::Command(command) => {
+                let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
+                command_runner::run(CommandRun {
+                    shell: self.registry.shell(),
+                    command,
+                    name,
+                    cwd: &hook.cwd,
+                    env: &hook.env,
+                    tether_env: [
+                        ("TETHER_SESSION_ID".into(), input.session_id.clone().into()),
+                        ("TETHER_HOOK_EVENT".into(), event.wire_name().into()),
+                        (
+                            "TETHER_PROJECT_DIR".into(),
+                            self.opts.working_dir.clone().into_os_string(),
+                        ),
+                    ],
+                    stdin,
+                    timeout: hook.spec.timeout,
+                    cancel,
+                })
+                .await
+            }
+            Handler::Builtin(b) => {
+                self.run_builtin(event, hook, b.as_ref(), input, cancel)
+                    .await
+            }
+            Handler::Unavailable(why) => Outcome::failed(why.clone()),
+        };
+        let duration = started.elapsed();
+        let (exit_code, error) = match &outcome {
+            Outcome::Exited { code, .. } => (Some(*code), None),
+            Outcome::Failed { error, .. } => (None, Some(error.clone())),
+        };
+        let run = HookRun {
+            event,
+            lane,
+            name: name.to_owned(),
+            kind: hook.spec.type_name(),
+            source: hook.spec.source,
+            status: outcome.status(),
+            exit_code,
+            duration,
+            error,
+            verdict: verdict(&outcome),
+            outcome,
+        };
+        for o in &self.opts.observers {
+            o.finished(&input.session_id, &run);
+        }
+        run
+    }
+
+    async fn run_builtin(
+        &self,
+        event: HookEvent,
+        hook: &CompiledHook,
+        builtin: &dyn Builtin,
+        input: &HookInput,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let moved;
+        let input = if hook.spec.working_dir.is_some() {
+            let mut i = input.clone();
+            i.cwd = hook.cwd.display().to_string();
+            moved = i;
+            &moved
+        } else {
+            input
+        };
+        let call = BuiltinCall {
+            event,
+            input,
+            args: &hook.spec.args,
+            cwd: &hook.cwd,
+            env: &hook.env,
+            cancel,
+        };
+        let name = hook.spec.display_name();
+        tokio::select! {
+            r = tokio::time::timeout(hook.spec.timeout, builtin.call(call)) => match r {
+                Ok(Ok(output)) => Outcome::ok(output),
+                Ok(Err(e)) => Outcome::failed(format!("builtin {name}: {e}")),
+                Err(_) => Outcome::Failed {
+                    error: format!("hook {name:?} timed out after {}s", hook.spec.timeout.as_secs()),
+                    stdout: String::new(),
+                    stderr: String::new(),
+                    timed_out: true,
+                },
+            },
+            () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
+        }
+    }
+
+    /// Every hook of the event and lane, for listings (`tether hooks check`).
+    pub fn hooks(&self, event: HookEvent, lane: Lane) -> Vec<(&Matcher, &HookSpec)> {
+        self.events[event.index()]
+            .iter()
+            .filter(|e| e.lane == lane)
+            .flat_map(|e| e.hooks.iter().map(move |h| (&e.matcher, &h.spec)))
+            .collect()
+    }
+}
+
+/// The JSON Input, serialized once, only when a command hook will read it.
+fn payload_if_needed(hooks: &[Arc<CompiledHook>], input: &HookInput) -> Option<Arc<[u8]>> {
+    hooks
+        .iter()
+        .any(|h| matches!(h.handler, Handler::Command(_)))
+        .then(|| {
+            serde_json::to_vec(input)
+                .map(Arc::from)
+                .unwrap_or_else(|_| Arc::from(&b"{}"[..]))
+        })
+}
+
+fn compile(
+    spec: &HookSpec,
+    registry: &Registry,
+    opts: &ExecutorOptions,
+) -> Result<CompiledHook, Box<Diagnostic>> {
+    let handler = match &spec.kind {
+        HookKind::Command { command } => Handler::Command(command.clone()),
+        HookKind::Builtin { name } => {
+            let Some(b) = registry.builtin(name) else {
+                let known = registry.builtin_names().join(", ");
+                return Err(Box::new(
+                    Diagnostic::new(spec.origin.clone(), format!("unknown builtin `{name}`"))
+                        .with_hint(format!("registered builtins: {known}")),
+                ));
+            };
+            b.check_args(&spec.args).map_err(|e| {
+                Box::new(Diagnostic::new(
+                    spec.origin.clone(),
+                    format!("builtin `{name}`: {e}"),
+                ))
+            })?;
+            Handler::Builtin(Arc::clone(b))
+        }
+        HookKind::Model { .. } => Handler::Unavailable(
+            "model hooks need a model runner and none is configured".to_owned(),
+        ),
+    };
+    let env = HookEnv {
+        base: opts.base_env.clone(),
+        vars: spec
+            .env
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+            .collect(),
+    };
+    Ok(CompiledHook {
+        handler,
+        cwd: resolve_dir(&opts.working_dir, spec.working_dir.as_deref()),
+        env,
+        dedupe_key: dedupe_key(spec),
+        spec: spec.clone(),
+    })
+}
