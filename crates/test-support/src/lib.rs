@@ -2,3 +2,9 @@
 //!
 //! The `hook-fixture` binary (src/bin) is a scriptable hook: it logs what it received and
 //! replies as its arguments say, so engine tests can use real processes.
+//!
+//! `fake_llm` is a scripted model server speaking each provider's streaming dialect, and
+//! `cassette` replays recorded provider transcripts; both capture what they were sent.
+
+pub mod cassette;
+pub mod fake_llm;
