@@ -453,7 +453,9 @@ fn sse_response(frames: Vec<String>, fault: Fault) -> Response {
             .map(|f| Ok::<_, std::io::Error>(Bytes::from(f))),
     );
     let tail: futures::stream::BoxStream<'static, Result<Bytes, std::io::Error>> = match fault {
+        // Pause first so hyper flushes what was sent: an abort drops unflushed bytes.
         Fault::CutAfter(_) => Box::pin(futures::stream::once(async {
+            tokio::time::sleep(std::time::Duration::from_millis(30)).await;
             Err(std::io::Error::other("fake llm: stream cut"))
         })),
         Fault::StallAfter(_) => Box::pin(futures::stream::pending()),
