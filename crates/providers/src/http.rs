@@ -228,7 +228,7 @@ impl HttpCall {
             };
             let state = Running {
                 decoder: make_decoder(),
-                make_decoder: Box::new(move || make_decoder()),
+                make_decoder: Box::new(make_decoder),
                 call,
                 body: Some(body),
                 sse: SseDecoder::new(),

@@ -65,6 +65,10 @@ pub struct ModelResponse {
 
 /// What a stream yields, in order.
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "`Completed` comes once per stream; boxing it would only complicate every match"
+)]
 pub enum StreamEvent {
     TextDelta(String),
     ReasoningDelta(String),

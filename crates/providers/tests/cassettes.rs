@@ -1,6 +1,8 @@
 //! Every recorded transcript replays through the real client code and yields exactly the
 //! recorded text, tool calls (name, id, arguments) and usage.
 
+#![cfg(test)]
+
 use std::sync::Arc;
 
 use futures::StreamExt;

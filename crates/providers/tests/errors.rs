@@ -1,6 +1,8 @@
 //! Each error class against the fake server: whether it is retried, how many requests it
 //! took, the message wording, and that a cut stream never yields a partial message.
 
+#![cfg(test)]
+
 mod common;
 
 use std::time::Duration;

@@ -2,6 +2,8 @@
 //! arguments arrive in fragments, usage; request capture (paths, auth headers); structured
 //! output in each dialect's own form.
 
+#![cfg(test)]
+
 mod common;
 
 use common::{ALL, provider};

@@ -1,12 +1,14 @@
 //! Helpers shared by the fake-server tests.
 
+#![cfg(test)]
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tether_providers::{MapEnv, ModelSpec, Provider, build_provider};
 use tether_test_support::fake_llm::{Dialect, FakeLlm};
 
-pub fn env() -> MapEnv {
+pub(crate) fn env() -> MapEnv {
     MapEnv::new([
         ("OPENAI_API_KEY", "sk-openai"),
         ("ANTHROPIC_API_KEY", "sk-ant"),
@@ -15,7 +17,7 @@ pub fn env() -> MapEnv {
 }
 
 /// The model each dialect is reached through.
-pub fn model_for(dialect: Dialect) -> &'static str {
+pub(crate) fn model_for(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::OpenAiChat => "openai/gpt-4o",
         Dialect::OpenAiResponses => "openai/gpt-5",
@@ -25,7 +27,7 @@ pub fn model_for(dialect: Dialect) -> &'static str {
 }
 
 /// A provider pointed at the fake server, with short timeouts and fast retries.
-pub fn provider(server: &FakeLlm, dialect: Dialect, opts: Value) -> Arc<dyn Provider> {
+pub(crate) fn provider(server: &FakeLlm, dialect: Dialect, opts: Value) -> Arc<dyn Provider> {
     let mut spec = ModelSpec::parse_inline(model_for(dialect)).unwrap();
     spec.base_url = Some(server.base_url_for(dialect));
     spec.provider_opts
@@ -38,7 +40,7 @@ pub fn provider(server: &FakeLlm, dialect: Dialect, opts: Value) -> Arc<dyn Prov
     build_provider(&spec, &env()).unwrap()
 }
 
-pub const ALL: [Dialect; 4] = [
+pub(crate) const ALL: [Dialect; 4] = [
     Dialect::OpenAiChat,
     Dialect::OpenAiResponses,
     Dialect::Anthropic,
