@@ -306,3 +306,23 @@ fn every_shared_cassette_has_a_replay_test_here() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_request_past_the_recording_is_refused_and_counted() {
+    let (server, provider) = replay("TestExec_OpenAI", "openai/gpt-3.5-turbo").await;
+    complete(provider.as_ref(), &user("What's 2+2?"))
+        .await
+        .unwrap();
+    let err = complete(provider.as_ref(), &user("again"))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (err.to_string(), server.served(), server.len(), server.request_paths().len()),
+        (
+            "`openai/gpt-3.5-turbo` rejected the request (HTTP 400): cassette exhausted: more requests than recorded interactions".to_owned(),
+            1,
+            1,
+            2
+        )
+    );
+}
