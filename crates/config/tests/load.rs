@@ -1,7 +1,11 @@
 //! Loading real agent files and one test per class of config error, each pinned to
 //! `file:line:col`.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test helpers panic on purpose")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test helpers panic on purpose"
+)]
 
 use std::path::Path;
 

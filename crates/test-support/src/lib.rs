@@ -6,5 +6,6 @@
 //! `fake_llm` is a scripted model server speaking each provider's streaming dialect, and
 //! `cassette` replays recorded provider transcripts; both capture what they were sent.
 
+pub mod bins;
 pub mod cassette;
 pub mod fake_llm;
