@@ -39,7 +39,13 @@ pub(super) fn body(
             .collect();
     }
     if let Some(max) = spec.max_tokens {
-        body["max_tokens"] = json!(max);
+        // OpenAI's newer models accept only the new name; compatible servers the old one.
+        let key = if flavor == Flavor::OpenAi {
+            "max_completion_tokens"
+        } else {
+            "max_tokens"
+        };
+        body[key] = json!(max);
     }
     if let Some(t) = spec.temperature {
         body["temperature"] = json!(t);
@@ -297,7 +303,12 @@ impl Decoder for ChatDecoder {
         Ok(())
     }
 
-    fn eof(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+    fn eof(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), ProviderError> {
+        // Some compatible servers close after the finish chunk without `[DONE]`.
+        if self.finish.is_some() {
+            out.push(self.complete());
+            return Ok(());
+        }
         Err(ProviderError::protocol(
             &self.provider,
             "stream ended before `[DONE]`",
@@ -324,6 +335,68 @@ impl UsageWire {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    fn decode(lines: &[&str]) -> Result<Vec<StreamEvent>, String> {
+        let mut d = ChatDecoder::new("p");
+        let mut out = Vec::new();
+        for l in lines {
+            let ev = SseEvent {
+                event: String::new(),
+                data: (*l).to_owned(),
+            };
+            d.event(ev, &mut out).map_err(|e| e.to_string())?;
+        }
+        d.eof(&mut out).map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_stream_closed_after_the_finish_chunk_completes_and_one_closed_before_is_cut() {
+        let finished = decode(&[
+            r#"{"choices":[{"delta":{"content":"hi"},"finish_reason":null}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"length"}]}"#,
+        ]);
+        let cut = decode(&[r#"{"choices":[{"delta":{"content":"hi"},"finish_reason":null}]}"#]);
+        assert_eq!(
+            (finished, cut),
+            (
+                Ok(vec![
+                    StreamEvent::TextDelta("hi".into()),
+                    StreamEvent::Completed(ModelResponse {
+                        message: Message::assistant("hi"),
+                        usage: None,
+                        finish_reason: FinishReason::Length,
+                    }),
+                ]),
+                Err("bad stream from `p`: stream ended before `[DONE]`".to_owned())
+            )
+        );
+    }
+
+    #[test]
+    fn an_error_chunk_is_classified() {
+        let got = decode(&[
+            r#"{"error":{"message":"Rate limit","type":"requests","code":"rate_limit_exceeded"}}"#,
+        ]);
+        assert_eq!(got, Err("rate limited by `p`: rate limit".to_owned()));
+    }
+
+    #[test]
+    fn openai_uses_max_completion_tokens_and_others_max_tokens() {
+        let mut spec = ModelSpec::parse_inline("openai/gpt-4o").unwrap();
+        spec.max_tokens = Some(100);
+        let req = ChatRequest::default();
+        let a = body(&spec, Flavor::OpenAi, &req).unwrap();
+        let b = body(&spec, Flavor::Other, &req).unwrap();
+        assert_eq!(
+            (
+                a.get("max_completion_tokens"),
+                a.get("max_tokens"),
+                b.get("max_tokens")
+            ),
+            (Some(&json!(100)), None, Some(&json!(100)))
+        );
+    }
 
     #[test]
     fn history_translates_to_chat_messages() {
