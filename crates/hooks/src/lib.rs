@@ -6,6 +6,7 @@
 //! for the run; model hooks reach a provider through the injected [`ModelRunner`].
 
 mod aggregate;
+pub mod builtins;
 mod command_runner;
 mod executor;
 mod observer;
@@ -17,4 +18,11 @@ pub use command_runner::{DRAIN_TIMEOUT, OUTPUT_CAP};
 pub use executor::{Executor, ExecutorOptions};
 pub use observer::{HookLog, HookObserver, duration_ms};
 pub use registry::{Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Registry};
+
+/// A registry with every stateless builtin, running command hooks with `shell`.
+pub fn default_registry(shell: tether_exec::Shell) -> Registry {
+    let mut r = Registry::new(shell);
+    builtins::register_defaults(&mut r);
+    r
+}
 pub use result::{HookResult, HookRun, Outcome, RunStatus};

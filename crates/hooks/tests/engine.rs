@@ -8,15 +8,17 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
+use tempfile::TempDir;
 use tether_config::{HooksConfig, load_str};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookResult, Registry, RunStatus};
 use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
-use tempfile::TempDir;
 use tokio_util::sync::CancellationToken;
 
 fn fixture() -> String {
-    tether_test_support::bins::hook_fixture().display().to_string()
+    tether_test_support::bins::hook_fixture()
+        .display()
+        .to_string()
 }
 
 fn bash_registry() -> Arc<Registry> {
@@ -27,8 +29,12 @@ fn bash_registry() -> Arc<Registry> {
 /// Loads `hooks:` YAML (indented for an agent) into a config.
 fn hooks(yaml: &str) -> HooksConfig {
     let indented: String = yaml.lines().map(|l| format!("      {l}\n")).collect();
-    let file = load_str(&format!("agents:\n  root:\n    hooks:\n{indented}"), "t.yaml", Path::new("."))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let file = load_str(
+        &format!("agents:\n  root:\n    hooks:\n{indented}"),
+        "t.yaml",
+        Path::new("."),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     file.agents[0].hooks.clone()
 }
 
@@ -47,7 +53,8 @@ fn tool_input(tool: &str, args: Value) -> HookInput {
 }
 
 async fn fire(exec: &Executor, event: HookEvent, input: HookInput) -> HookResult {
-    exec.dispatch(event, Lane::Default, input, &CancellationToken::new()).await
+    exec.dispatch(event, Lane::Default, input, &CancellationToken::new())
+        .await
 }
 
 fn log_lines(path: &Path) -> Vec<Value> {
@@ -85,7 +92,12 @@ async fn hooks_receive_the_input_and_the_tether_environment() {
         log = log.display()
     );
     let exec = executor(&yaml, dir.path());
-    let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({"cmd": "ls"}))).await;
+    let r = fire(
+        &exec,
+        HookEvent::PreToolUse,
+        tool_input("shell", json!({"cmd": "ls"})),
+    )
+    .await;
     assert!(r.allowed);
     let rec = &log_lines(&log)[0];
     let cwd = dir.path().display().to_string();
@@ -110,9 +122,19 @@ async fn matchers_select_hooks_by_tool_name() {
     let names = |r: &HookResult| r.runs.iter().map(|x| x.name.clone()).collect::<Vec<_>>();
     let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({}))).await;
     assert_eq!(names(&r), ["a", "c"]);
-    let r = fire(&exec, HookEvent::PreToolUse, tool_input("read_file", json!({}))).await;
+    let r = fire(
+        &exec,
+        HookEvent::PreToolUse,
+        tool_input("read_file", json!({})),
+    )
+    .await;
     assert_eq!(names(&r), ["b", "c"]);
-    let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell2", json!({}))).await;
+    let r = fire(
+        &exec,
+        HookEvent::PreToolUse,
+        tool_input("shell2", json!({})),
+    )
+    .await;
     assert_eq!(names(&r), ["c"]);
 }
 
@@ -134,7 +156,10 @@ async fn hooks_really_run_concurrently() {
     let log = dir.path().join("log");
     let f = fixture();
     let hook = |n: &str| {
-        format!("  - {{type: command, command: \"{f} --sleep-ms 400 --stdout {n} --log {}\"}}\n", log.display())
+        format!(
+            "  - {{type: command, command: \"{f} --sleep-ms 400 --stdout {n} --log {}\"}}\n",
+            log.display()
+        )
     };
     let yaml = format!("stop:\n{}{}{}", hook("a"), hook("b"), hook("c"));
     let exec = executor(&yaml, dir.path());
@@ -144,7 +169,10 @@ async fn hooks_really_run_concurrently() {
     let stamp = |v: &Value, k: &str| v[k].as_str().unwrap().parse::<u128>().unwrap();
     let latest_start = lines.iter().map(|l| stamp(l, "start_ns")).max().unwrap();
     let earliest_end = lines.iter().map(|l| stamp(l, "end_ns")).min().unwrap();
-    assert!(latest_start < earliest_end, "the three runs did not overlap: {lines:?}");
+    assert!(
+        latest_start < earliest_end,
+        "the three runs did not overlap: {lines:?}"
+    );
 }
 
 #[tokio::test]
@@ -154,8 +182,12 @@ async fn decisions_and_merged_input_from_real_processes() {
     let out = |s: &str| format!("{f} --stdout {}", q(s));
     let yaml = format!(
         "pre_tool_use:\n  - hooks:\n      - type: command\n        command: {}\n      - type: command\n        command: {}\n      - type: command\n        command: {}\n",
-        y(&out(r#"{"hook_specific_output":{"permission_decision":"allow","updated_input":{"cmd":"ls -h","cwd":"/a"}}}"#)),
-        y(&out(r#"{"hook_specific_output":{"permission_decision":"ask","permission_decision_reason":"check","updated_input":{"cwd":"/b"}}}"#)),
+        y(&out(
+            r#"{"hook_specific_output":{"permission_decision":"allow","updated_input":{"cmd":"ls -h","cwd":"/a"}}}"#
+        )),
+        y(&out(
+            r#"{"hook_specific_output":{"permission_decision":"ask","permission_decision_reason":"check","updated_input":{"cwd":"/b"}}}"#
+        )),
         y(&out(r#"{"continue": true}"#)),
     );
     let exec = executor(&yaml, dir.path());
@@ -166,7 +198,9 @@ async fn decisions_and_merged_input_from_real_processes() {
     assert_eq!(r.decision_reason, "check");
     assert_eq!(
         r.apply_updated_input(original.as_ref()),
-        json!({"cmd": "ls -h", "cwd": "/b", "timeout": 30}).as_object().cloned()
+        json!({"cmd": "ls -h", "cwd": "/b", "timeout": 30})
+            .as_object()
+            .cloned()
     );
 }
 
@@ -176,10 +210,17 @@ async fn deny_beats_ask_beats_allow() {
     let hook = |d: &str| {
         format!(
             "      - type: command\n        command: {}\n",
-            y(&format!("echo '{{\"hook_specific_output\":{{\"permission_decision\":\"{d}\",\"permission_decision_reason\":\"{d} reason\"}}}}'"))
+            y(&format!(
+                "echo '{{\"hook_specific_output\":{{\"permission_decision\":\"{d}\",\"permission_decision_reason\":\"{d} reason\"}}}}'"
+            ))
         )
     };
-    let yaml = format!("pre_tool_use:\n  - hooks:\n{}{}{}", hook("allow"), hook("deny"), hook("ask"));
+    let yaml = format!(
+        "pre_tool_use:\n  - hooks:\n{}{}{}",
+        hook("allow"),
+        hook("deny"),
+        hook("ask")
+    );
     let exec = executor(&yaml, dir.path());
     let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({}))).await;
     assert_eq!(r.decision, Some(PermissionDecision::Deny));
@@ -202,12 +243,18 @@ async fn exit_2_uses_stderr_then_json_reason_then_stdout() {
     let dir = TempDir::new().unwrap();
     let cases = [
         ("echo 'why not' >&2; exit 2", "why not"),
-        (r#"echo '{"decision": "block", "reason": "Dangerous command blocked by policy"}'; exit 2"#, "Dangerous command blocked by policy"),
+        (
+            r#"echo '{"decision": "block", "reason": "Dangerous command blocked by policy"}'; exit 2"#,
+            "Dangerous command blocked by policy",
+        ),
         ("echo just text; exit 2", "just text"),
         ("exit 2", "blocked by hook guard"),
     ];
     for (cmd, want) in cases {
-        let yaml = format!("pre_tool_use:\n  - hooks:\n      - {{type: command, name: guard, command: {}}}\n", y(cmd));
+        let yaml = format!(
+            "pre_tool_use:\n  - hooks:\n      - {{type: command, name: guard, command: {}}}\n",
+            y(cmd)
+        );
         let exec = executor(&yaml, dir.path());
         let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({}))).await;
         assert!(!r.allowed, "{cmd}");
@@ -225,7 +272,10 @@ async fn on_error_warn_ignore_and_block() {
     let exec = executor(&format!("{base}}}\n"), dir.path());
     let r = fire(&exec, HookEvent::UserPromptSubmit, HookInput::default()).await;
     assert!(r.allowed);
-    assert_eq!(r.warnings, ["user_prompt_submit hook `flaky` failed: hook \"flaky\" was killed by signal 9"]);
+    assert_eq!(
+        r.warnings,
+        ["user_prompt_submit hook `flaky` failed: hook \"flaky\" was killed by signal 9"]
+    );
     assert_eq!(r.runs[0].status, RunStatus::Failed);
     assert_eq!(r.runs[0].exit_code, None);
 
@@ -238,17 +288,36 @@ async fn on_error_warn_ignore_and_block() {
     let r = fire(&exec, HookEvent::UserPromptSubmit, HookInput::default()).await;
     assert!(!r.allowed);
     assert_eq!(r.exit_code, -1);
-    assert_eq!(r.message, "user_prompt_submit hook failed to execute: hook \"flaky\" was killed by signal 9");
+    assert_eq!(
+        r.message,
+        "user_prompt_submit hook failed to execute: hook \"flaky\" was killed by signal 9"
+    );
 }
 
 #[tokio::test]
 async fn pre_tool_use_fails_closed_on_timeout_crash_and_spawn_failure() {
     let dir = TempDir::new().unwrap();
     let cases = [
-        ("{type: command, name: slow, command: 'sleep 5', timeout: 1, on_error: ignore}", "hook \"slow\" timed out after 1s", RunStatus::TimedOut),
-        ("{type: command, name: crash, command: 'kill -SEGV $$'}", "hook \"crash\" was killed by signal 11", RunStatus::Failed),
-        ("{type: command, name: nowhere, command: 'true', working_dir: /nonexistent/dir}", "could not start hook nowhere: working directory `/nonexistent/dir` does not exist", RunStatus::Failed),
-        ("{type: command, name: typo, command: 'no-such-guard-script.sh'}", "hook \"typo\" exited with status 127 (command not found)", RunStatus::Failed),
+        (
+            "{type: command, name: slow, command: 'sleep 5', timeout: 1, on_error: ignore}",
+            "hook \"slow\" timed out after 1s",
+            RunStatus::TimedOut,
+        ),
+        (
+            "{type: command, name: crash, command: 'kill -SEGV $$'}",
+            "hook \"crash\" was killed by signal 11",
+            RunStatus::Failed,
+        ),
+        (
+            "{type: command, name: nowhere, command: 'true', working_dir: /nonexistent/dir}",
+            "could not start hook nowhere: working directory `/nonexistent/dir` does not exist",
+            RunStatus::Failed,
+        ),
+        (
+            "{type: command, name: typo, command: 'no-such-guard-script.sh'}",
+            "hook \"typo\" exited with status 127 (command not found)",
+            RunStatus::Failed,
+        ),
     ];
     for (hook, want, status) in cases {
         let yaml = format!("pre_tool_use:\n  - hooks:\n      - {hook}\n");
@@ -257,7 +326,8 @@ async fn pre_tool_use_fails_closed_on_timeout_crash_and_spawn_failure() {
         assert!(!r.allowed, "{hook}");
         assert_eq!(r.exit_code, -1);
         assert!(
-            r.message.starts_with(&format!("pre_tool_use hook failed to execute: {want}")),
+            r.message
+                .starts_with(&format!("pre_tool_use hook failed to execute: {want}")),
             "{hook}: {}",
             r.message
         );
@@ -276,8 +346,16 @@ async fn a_hook_leaving_a_background_sleep_returns_promptly_and_leaves_nothing_a
     let r = fire(&exec, HookEvent::Stop, HookInput::default()).await;
     assert_eq!(r.runs[0].status, RunStatus::Ok);
     // The drain is bounded (250 ms); the run must not last anywhere near the sleep's 30 s.
-    assert!(r.runs[0].duration < Duration::from_secs(10), "{:?}", r.runs[0].duration);
-    let pid: u32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    assert!(
+        r.runs[0].duration < Duration::from_secs(10),
+        "{:?}",
+        r.runs[0].duration
+    );
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     for _ in 0..100 {
         if !is_alive(pid) {
             return;
@@ -297,7 +375,10 @@ async fn output_over_the_cap_fails_the_hook() {
     let exec = executor(&yaml, dir.path());
     let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({}))).await;
     assert!(!r.allowed);
-    assert_eq!(r.message, "pre_tool_use hook failed to execute: hook \"chatty\" printed more than 4 MiB; it was killed");
+    assert_eq!(
+        r.message,
+        "pre_tool_use hook failed to execute: hook \"chatty\" printed more than 4 MiB; it was killed"
+    );
 }
 
 #[tokio::test]
@@ -327,7 +408,12 @@ async fn duplicate_hooks_run_once_and_different_args_do_not_count_as_duplicates(
         "post_tool_use:\n  - matcher: shell\n    hooks:\n      - {{type: command, command: '{cmd}', timeout: 5}}\n  - hooks:\n      - {{type: command, command: '{cmd}', name: same, timeout: 9}}\n      - {{type: command, command: '{cmd}', env: {{HOOK_X: y}}}}\n"
     );
     let exec = executor(&yaml, dir.path());
-    let r = fire(&exec, HookEvent::PostToolUse, tool_input("shell", json!({}))).await;
+    let r = fire(
+        &exec,
+        HookEvent::PostToolUse,
+        tool_input("shell", json!({})),
+    )
+    .await;
     assert_eq!(r.runs.len(), 2);
     assert_eq!(log_lines(&log).len(), 2);
 }
@@ -339,14 +425,18 @@ async fn relative_working_dir_joins_the_executor_dir() {
     let yaml = "turn_start:\n  - {type: command, command: pwd, working_dir: sub}\n";
     let exec = executor(yaml, dir.path());
     let r = fire(&exec, HookEvent::TurnStart, HookInput::default()).await;
-    assert_eq!(r.additional_context, dir.path().join("sub").display().to_string());
+    assert_eq!(
+        r.additional_context,
+        dir.path().join("sub").display().to_string()
+    );
 }
 
 #[tokio::test]
 async fn tool_response_transform_rewrites_chain_in_config_order() {
     let dir = TempDir::new().unwrap();
     let upper = r#"jq -c '{hook_specific_output: {updated_tool_response: (.tool_response | ascii_upcase)}}'"#;
-    let suffix = r#"jq -c '{hook_specific_output: {updated_tool_response: (.tool_response + "!")}}'"#;
+    let suffix =
+        r#"jq -c '{hook_specific_output: {updated_tool_response: (.tool_response + "!")}}'"#;
     let yaml = format!(
         "tool_response_transform:\n  - hooks:\n      - {{type: command, command: {}}}\n      - {{type: command, command: {}}}\n",
         y(upper),
@@ -376,7 +466,10 @@ async fn preempt_lane_runs_first_and_its_ask_skips_the_default_lane() {
         .dispatch_pre_tool_use(tool_input("shell", json!({})), &CancellationToken::new())
         .await;
     assert_eq!(r.decision, Some(PermissionDecision::Ask));
-    assert_eq!(r.metadata.get("blast_radius").map(String::as_str), Some("high"));
+    assert_eq!(
+        r.metadata.get("blast_radius").map(String::as_str),
+        Some("high")
+    );
     assert_eq!(r.runs.len(), 1);
     assert!(!log.exists(), "the default lane ran");
 }
@@ -402,11 +495,22 @@ async fn cancellation_kills_running_hooks() {
     let task = {
         let exec = Arc::clone(&exec);
         let cancel = cancel.clone();
-        tokio::spawn(async move { exec.dispatch(HookEvent::Stop, Lane::Default, HookInput::default(), &cancel).await })
+        tokio::spawn(async move {
+            exec.dispatch(
+                HookEvent::Stop,
+                Lane::Default,
+                HookInput::default(),
+                &cancel,
+            )
+            .await
+        })
     };
     tokio::time::sleep(Duration::from_millis(200)).await;
     cancel.cancel();
     let r = task.await.unwrap();
     assert_eq!(r.runs[0].status, RunStatus::Failed);
-    assert_eq!(r.runs[0].error.as_deref(), Some("hook \"long\" was cancelled"));
+    assert_eq!(
+        r.runs[0].error.as_deref(),
+        Some("hook \"long\" was cancelled")
+    );
 }

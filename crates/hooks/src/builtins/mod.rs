@@ -1,0 +1,97 @@
+//! The builtin hooks: in-process, no fork (hooks-spec §4). One file per builtin.
+//!
+//! Context builtins return `additional_context` (or nothing when they have nothing to say);
+//! the dispatching event decides where that context goes, not the builtin.
+
+mod add_date;
+mod add_directory_listing;
+mod add_environment_info;
+mod add_git;
+mod add_prompt_files;
+mod add_user_info;
+mod limit_large_tool_results;
+mod max_iterations;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tether_exec::{ExecSpec, find_in_path};
+use tether_protocol::HookOutput;
+
+pub use add_date::AddDate;
+pub use add_directory_listing::AddDirectoryListing;
+pub use add_environment_info::AddEnvironmentInfo;
+pub use add_git::{AddGitDiff, AddGitStatus, AddRecentCommits};
+pub use add_prompt_files::AddPromptFiles;
+pub use add_user_info::AddUserInfo;
+pub use limit_large_tool_results::{LIMIT_BYTES, LIMIT_LINES, LimitLargeToolResults};
+pub use max_iterations::MaxIterations;
+
+use crate::registry::{BuiltinCall, Registry};
+
+/// Registers every builtin that needs no runtime state.
+pub fn register_defaults(registry: &mut Registry) {
+    registry.register(Arc::new(AddDate));
+    registry.register(Arc::new(AddEnvironmentInfo));
+    registry.register(Arc::new(AddPromptFiles));
+    registry.register(Arc::new(AddGitStatus));
+    registry.register(Arc::new(AddGitDiff));
+    registry.register(Arc::new(AddDirectoryListing));
+    registry.register(Arc::new(AddUserInfo));
+    registry.register(Arc::new(AddRecentCommits));
+    registry.register(Arc::new(MaxIterations));
+    registry.register(Arc::new(LimitLargeToolResults::default()));
+}
+
+/// `additional_context` for the dispatching event, or nothing for empty text.
+fn context(call: &BuiltinCall<'_>, text: String) -> Option<HookOutput> {
+    (!text.is_empty()).then(|| HookOutput::context(call.event.wire_name(), text))
+}
+
+/// Output of git's commands is capped at this many bytes.
+const GIT_OUTPUT_CAP: usize = 4096;
+
+/// Cuts `text` to at most `cap` bytes (on a character boundary) and marks the cut.
+fn cap_output(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_owned();
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n... (truncated)", &text[..end])
+}
+
+/// Runs `git -C <cwd> ARGS` with the hook's environment; the trimmed stdout on success.
+async fn git(call: &BuiltinCall<'_>, args: &[&str]) -> Option<String> {
+    if call.input.cwd.is_empty() {
+        return None;
+    }
+    let path = call.env.var("PATH").unwrap_or_default();
+    let program = find_in_path("git", &path)?;
+    let mut spec = ExecSpec::new(program, call.cwd);
+    spec.args = ["-C", call.input.cwd.as_str()]
+        .iter()
+        .chain(args)
+        .map(Into::into)
+        .collect();
+    spec.base_env = call.env.base.clone();
+    spec.env = call.env.vars.clone();
+    spec.timeout = Some(Duration::from_secs(30));
+    spec.cancel = Some(call.cancel.clone());
+    if !Path::new(&call.input.cwd).is_dir() {
+        return None;
+    }
+    let record = tether_exec::run(spec).await;
+    if record.exit_code != Some(0) {
+        return None;
+    }
+    let out = record.stdout.lossy();
+    let out = out.trim();
+    (!out.is_empty()).then(|| cap_output(out, GIT_OUTPUT_CAP))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,511 @@
+//! Exact output texts of every builtin.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::Arc;
+
+use pretty_assertions::assert_eq;
+use tether_exec::ExecSpec;
+use tether_protocol::{HookEvent, HookInput, HookOutput};
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::registry::{Builtin, BuiltinCall, HookEnv};
+
+fn env_with(vars: &[(&str, &str)]) -> HookEnv {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut base: Vec<(OsString, OsString)> = vec![("PATH".into(), path)];
+    base.extend(
+        vars.iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    HookEnv {
+        base: Some(Arc::from(base)),
+        vars: Vec::new(),
+    }
+}
+
+async fn call(
+    b: &dyn Builtin,
+    event: HookEvent,
+    input: HookInput,
+    args: &[&str],
+    env: &HookEnv,
+) -> Result<Option<HookOutput>, String> {
+    let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
+    let cwd = std::path::PathBuf::from(&input.cwd);
+    let cancel = CancellationToken::new();
+    b.call(BuiltinCall {
+        event,
+        input: &input,
+        args: &args,
+        cwd: &cwd,
+        env,
+        cancel: &cancel,
+    })
+    .await
+}
+
+fn ctx(out: Option<HookOutput>) -> Option<String> {
+    out.map(|o| {
+        o.hook_specific_output
+            .map(|h| h.additional_context)
+            .unwrap_or_default()
+    })
+}
+
+fn at(dir: &Path) -> HookInput {
+    HookInput {
+        session_id: "s1".into(),
+        cwd: dir.display().to_string(),
+        ..HookInput::default()
+    }
+}
+
+async fn sh(dir: &Path, script: &str) {
+    let mut spec = ExecSpec::new("/bin/sh", dir);
+    spec.args = vec!["-c".into(), script.into()];
+    spec.env = vec![
+        ("GIT_AUTHOR_NAME".into(), "T".into()),
+        ("GIT_AUTHOR_EMAIL".into(), "t@example.com".into()),
+        ("GIT_COMMITTER_NAME".into(), "T".into()),
+        ("GIT_COMMITTER_EMAIL".into(), "t@example.com".into()),
+        ("GIT_CONFIG_NOSYSTEM".into(), "1".into()),
+        ("HOME".into(), dir.as_os_str().to_owned()),
+    ];
+    let r = tether_exec::run(spec).await;
+    assert_eq!(r.exit_code, Some(0), "{script}: {}", r.stderr.lossy());
+}
+
+#[tokio::test]
+async fn add_date_text_and_event() {
+    assert_eq!(
+        add_date::text(jiff::civil::date(2026, 11, 22)),
+        "Today's date: 2026-11-22"
+    );
+    let out = call(
+        &AddDate,
+        HookEvent::SessionStart,
+        HookInput::default(),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let h = out.hook_specific_output.unwrap();
+    assert_eq!(h.hook_event_name, "session_start");
+    assert_eq!(
+        h.additional_context,
+        add_date::text(jiff::Zoned::now().date())
+    );
+}
+
+#[tokio::test]
+async fn add_environment_info_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = dir.path().display().to_string();
+    let text = ctx(call(
+        &AddEnvironmentInfo,
+        HookEvent::SessionStart,
+        at(dir.path()),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap())
+    .unwrap();
+    let arch = if std::env::consts::ARCH == "x86_64" {
+        "x64"
+    } else {
+        "arm64"
+    };
+    assert_eq!(
+        text,
+        format!(
+            "Here is useful information about the environment you are running in:\n\t<env>\n\tWorking directory: {cwd}\n\tIs directory a git repo: No\n\tOperating System: Linux\n\tCPU Architecture: {arch}\n\t</env>"
+        )
+    );
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    assert!(
+        add_environment_info::text(&dir.path().join("sub").display().to_string())
+            .contains("Is directory a git repo: Yes")
+    );
+    let worktree = tempfile::tempdir().unwrap();
+    std::fs::write(worktree.path().join(".git"), "gitdir: elsewhere").unwrap();
+    assert!(add_environment_info::is_git_repo(dir.path()));
+    assert!(!add_environment_info::is_git_repo(worktree.path()));
+    let none = call(
+        &AddEnvironmentInfo,
+        HookEvent::SessionStart,
+        HookInput::default(),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(none, None);
+}
+
+#[tokio::test]
+async fn add_prompt_files_walks_up_then_home_and_joins_with_a_blank_line() {
+    let root = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let deep = root.path().join("a/b");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(root.path().join("AGENTS.md"), "root agents").unwrap();
+    std::fs::write(root.path().join("a/AGENTS.md"), "closer agents").unwrap();
+    std::fs::write(home.path().join("AGENTS.md"), "home agents").unwrap();
+    std::fs::write(root.path().join("PROJECT.md"), "project").unwrap();
+    let env = env_with(&[("HOME", &home.path().display().to_string())]);
+    let text = ctx(call(
+        &AddPromptFiles,
+        HookEvent::TurnStart,
+        at(&deep),
+        &["AGENTS.md", "MISSING.md", "/PROJECT.md"],
+        &env,
+    )
+    .await
+    .unwrap());
+    assert_eq!(
+        text.as_deref(),
+        Some("closer agents\n\nhome agents\n\nproject")
+    );
+
+    let kit = tempfile::tempdir().unwrap();
+    std::fs::create_dir(kit.path().join("prompt_files")).unwrap();
+    std::fs::write(kit.path().join("prompt_files/AGENTS.md"), "kit agents").unwrap();
+    let env = env_with(&[
+        ("HOME", &home.path().display().to_string()),
+        ("DOCKER_AGENT_KIT_DIR", &kit.path().display().to_string()),
+    ]);
+    let text = ctx(call(
+        &AddPromptFiles,
+        HookEvent::TurnStart,
+        at(&deep),
+        &["AGENTS.md"],
+        &env,
+    )
+    .await
+    .unwrap());
+    assert_eq!(text.as_deref(), Some("closer agents\n\nkit agents"));
+
+    let none = call(
+        &AddPromptFiles,
+        HookEvent::TurnStart,
+        at(&deep),
+        &["NOPE.md"],
+        &env,
+    )
+    .await
+    .unwrap();
+    assert_eq!(none, None);
+    let none = call(&AddPromptFiles, HookEvent::TurnStart, at(&deep), &[], &env)
+        .await
+        .unwrap();
+    assert_eq!(none, None);
+}
+
+#[tokio::test]
+async fn git_builtins_report_status_diff_and_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let env = env_with(&[
+        ("HOME", &p.display().to_string()),
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+    ]);
+    assert_eq!(
+        call(&AddGitStatus, HookEvent::TurnStart, at(p), &[], &env)
+            .await
+            .unwrap(),
+        None,
+        "not a repo"
+    );
+    sh(p, "git init -q -b main && echo one > a.txt && git add a.txt && git commit -qm first && echo two >> a.txt && echo new > b.txt").await;
+
+    let status = ctx(call(&AddGitStatus, HookEvent::TurnStart, at(p), &[], &env)
+        .await
+        .unwrap());
+    assert_eq!(
+        status.as_deref(),
+        Some("Current git status:\n\n## main\n M a.txt\n?? b.txt")
+    );
+
+    let stat = ctx(call(&AddGitDiff, HookEvent::TurnStart, at(p), &[], &env)
+        .await
+        .unwrap())
+    .unwrap();
+    assert_eq!(
+        stat,
+        "Current working-tree diff (stat):\n\na.txt | 1 +\n 1 file changed, 1 insertion(+)"
+    );
+    let full = ctx(
+        call(&AddGitDiff, HookEvent::TurnStart, at(p), &["full"], &env)
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        full.starts_with("Current working-tree diff:\n\ndiff --git a/a.txt b/a.txt\n"),
+        "{full}"
+    );
+    assert!(full.ends_with(" one\n+two"), "{full}");
+    assert_eq!(
+        AddGitDiff.check_args(&["stat".into()]),
+        Err("takes no arguments or [\"full\"], got [\"stat\"]".into())
+    );
+
+    sh(
+        p,
+        "git add -A && git commit -qm second && git commit -q --allow-empty -m third",
+    )
+    .await;
+    let commits = ctx(call(
+        &AddRecentCommits,
+        HookEvent::SessionStart,
+        at(p),
+        &["2"],
+        &env,
+    )
+    .await
+    .unwrap())
+    .unwrap();
+    let lines: Vec<&str> = commits.lines().collect();
+    assert_eq!(lines[..2], ["Recent commits:", ""]);
+    assert_eq!(lines.len(), 4);
+    assert!(
+        lines[2].ends_with(" third") && lines[3].ends_with(" second"),
+        "{commits}"
+    );
+    assert_eq!(add_git::commit_count(&["0".into()]), 10);
+    assert_eq!(add_git::commit_count(&["x".into()]), 10);
+    assert_eq!(add_git::commit_count(&[]), 10);
+
+    sh(p, "git stash -q -u").await;
+    let clean = call(&AddGitDiff, HookEvent::TurnStart, at(p), &[], &env)
+        .await
+        .unwrap();
+    assert_eq!(clean, None, "a clean tree has no diff");
+}
+
+#[test]
+fn git_output_is_capped_at_4_kib_on_a_character_boundary() {
+    let long = "é".repeat(3000);
+    let capped = cap_output(&long, GIT_OUTPUT_CAP);
+    assert!(capped.ends_with("\n... (truncated)"));
+    assert!(capped.len() <= GIT_OUTPUT_CAP + "\n... (truncated)".len());
+    assert_eq!(cap_output("short", GIT_OUTPUT_CAP), "short");
+}
+
+#[tokio::test]
+async fn add_directory_listing_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(p.join("b.txt"), "").unwrap();
+    std::fs::write(p.join(".hidden"), "").unwrap();
+    std::fs::create_dir(p.join("a")).unwrap();
+    std::fs::write(p.join("C.md"), "").unwrap();
+    let text = ctx(call(
+        &AddDirectoryListing,
+        HookEvent::SessionStart,
+        at(p),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap());
+    assert_eq!(
+        text.unwrap(),
+        format!(
+            "Top-level entries in {}:\n\n- C.md\n- a/\n- b.txt",
+            p.display()
+        )
+    );
+
+    for i in 0..103 {
+        std::fs::write(p.join(format!("f{i:03}")), "").unwrap();
+    }
+    let text = add_directory_listing::text(&p.display().to_string());
+    assert_eq!(text.lines().filter(|l| l.starts_with("- ")).count(), 100);
+    assert!(text.ends_with("\n- f096\n... and 6 more"), "{text}");
+
+    let empty = tempfile::tempdir().unwrap();
+    assert_eq!(
+        call(
+            &AddDirectoryListing,
+            HookEvent::SessionStart,
+            at(empty.path()),
+            &[],
+            &HookEnv::default()
+        )
+        .await
+        .unwrap(),
+        None
+    );
+}
+
+#[test]
+fn add_user_info_text() {
+    assert_eq!(
+        add_user_info::text("ada", "Ada Lovelace", "engine"),
+        "Current user:\n\nUser: ada\nFull name: Ada Lovelace\nHostname: engine"
+    );
+    assert_eq!(
+        add_user_info::text("ada", "", "engine"),
+        "Current user:\n\nUser: ada\nHostname: engine"
+    );
+    assert_eq!(add_user_info::text("", "", ""), "");
+}
+
+#[tokio::test]
+async fn max_iterations_blocks_past_the_limit() {
+    let input = |i| HookInput {
+        iteration: i,
+        ..HookInput::default()
+    };
+    let env = HookEnv::default();
+    assert_eq!(
+        call(
+            &MaxIterations,
+            HookEvent::BeforeLlmCall,
+            input(2),
+            &["2"],
+            &env
+        )
+        .await
+        .unwrap(),
+        None
+    );
+    assert_eq!(
+        call(
+            &MaxIterations,
+            HookEvent::BeforeLlmCall,
+            input(0),
+            &["2"],
+            &env
+        )
+        .await
+        .unwrap(),
+        None
+    );
+    let out = call(
+        &MaxIterations,
+        HookEvent::BeforeLlmCall,
+        input(3),
+        &["2"],
+        &env,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(out.decision, "block");
+    assert_eq!(
+        out.reason,
+        "Agent terminated: max_iterations builtin reached its limit of 2 model call(s)."
+    );
+    assert!(MaxIterations.check_args(&[]).is_err());
+    assert!(MaxIterations.check_args(&["0".into()]).is_err());
+    assert!(MaxIterations.check_args(&["50".into()]).is_ok());
+}
+
+#[test]
+fn line_counting_and_tails() {
+    assert_eq!(limit_large_tool_results::line_count(""), 0);
+    assert_eq!(limit_large_tool_results::line_count("a"), 1);
+    assert_eq!(limit_large_tool_results::line_count("a\n"), 1);
+    assert_eq!(limit_large_tool_results::line_count("a\nb"), 2);
+    let lines: String = (0..2500).map(|i| format!("line {i}\n")).collect();
+    let tail = limit_large_tool_results::tail(&lines);
+    assert!(
+        tail.starts_with("line 500\n") && tail.ends_with("line 2499\n"),
+        "{}",
+        &tail[..20]
+    );
+    assert_eq!(limit_large_tool_results::line_count(tail), 2000);
+    let wide = "é".repeat(40_000);
+    let tail = limit_large_tool_results::tail(&wide);
+    assert!(tail.len() <= LIMIT_BYTES && tail.len() >= LIMIT_BYTES - 1);
+    assert!(tail.chars().all(|c| c == 'é'));
+}
+
+#[tokio::test]
+async fn limit_large_tool_results_writes_the_full_result_and_shows_the_tail() {
+    let root = tempfile::tempdir().unwrap();
+    let b = LimitLargeToolResults::with_root(root.path());
+    let env = HookEnv::default();
+    let big: String = (0..3000).map(|i| format!("row {i}\n")).collect();
+    let mut input = HookInput {
+        session_id: "sess/1".into(),
+        tool_category: "shell".into(),
+        tool_response: Some(big.clone()),
+        ..HookInput::default()
+    };
+    let out = call(
+        &b,
+        HookEvent::ToolResponseTransform,
+        input.clone(),
+        &[],
+        &env,
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let text = out
+        .hook_specific_output
+        .unwrap()
+        .updated_tool_response
+        .unwrap();
+    let dir = root.path().join("tether-tool-results/sess%2F1");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1);
+    assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), big);
+    let expected_tail: String = (1000..3000).map(|i| format!("row {i}\n")).collect();
+    assert_eq!(
+        text,
+        format!(
+            "Tool call result was too large ({} bytes; limit 51200 bytes). The full result is available in a file: {}\n\nShowing the last 2000 lines (up to 51200 bytes):\n\n{expected_tail}",
+            big.len(),
+            files[0].display()
+        )
+    );
+
+    input.tool_category = "think".into();
+    assert_eq!(
+        call(
+            &b,
+            HookEvent::ToolResponseTransform,
+            input.clone(),
+            &[],
+            &env
+        )
+        .await
+        .unwrap(),
+        None
+    );
+    input.tool_category = "filesystem".into();
+    input.tool_response = Some("small".into());
+    assert_eq!(
+        call(
+            &b,
+            HookEvent::ToolResponseTransform,
+            input.clone(),
+            &[],
+            &env
+        )
+        .await
+        .unwrap(),
+        None
+    );
+
+    assert_eq!(
+        call(&b, HookEvent::SessionEnd, input, &[], &env)
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(!dir.exists());
+}
