@@ -35,7 +35,8 @@ impl Default for HttpOptions {
     fn default() -> Self {
         Self {
             connect_timeout: Duration::from_secs(10),
-            idle_timeout: Duration::from_secs(120),
+            // Reasoning models can think silently for minutes before their first token.
+            idle_timeout: Duration::from_secs(300),
             max_retries: 3,
             initial_backoff: Duration::from_millis(500),
             max_backoff: Duration::from_secs(30),
