@@ -91,3 +91,66 @@ fn thinking_budget_enables_thinking_and_drops_temperature() {
         )
     );
 }
+
+fn decode(events: &[&str]) -> Result<Vec<StreamEvent>, String> {
+    let mut d = AnthropicDecoder::new("anthropic/x", None);
+    let mut out = Vec::new();
+    for data in events {
+        let ev = SseEvent {
+            event: String::new(),
+            data: (*data).to_owned(),
+        };
+        d.event(ev, &mut out).map_err(|e| e.to_string())?;
+    }
+    Ok(out)
+}
+
+#[test]
+fn an_overloaded_error_event_mid_stream_is_a_retryable_server_error() {
+    let got = decode(&[
+        r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}"#,
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+    ]);
+    assert_eq!(
+        got,
+        Err("`anthropic/x` server error (HTTP 500): overloaded".to_owned())
+    );
+}
+
+#[test]
+fn thinking_deltas_and_signature_are_assembled_and_kept() {
+    let got = decode(&[
+        r#"{"type":"message_start","message":{"usage":{"input_tokens":5,"output_tokens":1}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"2+2"}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"text_delta","text":"4"}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}"#,
+        r#"{"type":"message_stop"}"#,
+    ])
+    .unwrap();
+    let mut message = Message::assistant("4");
+    message.reasoning_content = "2+2".into();
+    message.thinking_signature = "EqQB".into();
+    message.provider_state = Some(json!({"anthropic": {"thinking": [
+        {"type": "thinking", "thinking": "2+2", "signature": "EqQB"}
+    ]}}));
+    assert_eq!(
+        got,
+        vec![
+            StreamEvent::ReasoningDelta("2+2".into()),
+            StreamEvent::TextDelta("4".into()),
+            StreamEvent::Completed(ModelResponse {
+                message,
+                usage: Some(Usage {
+                    input_tokens: 5,
+                    output_tokens: 9,
+                    ..Usage::default()
+                }),
+                finish_reason: FinishReason::Stop,
+            }),
+        ]
+    );
+}

@@ -301,3 +301,18 @@ async fn a_refused_connection_is_a_network_error() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn an_unscripted_request_fails_fast_with_a_clear_message() {
+    let got = run(Vec::new(), json!({})).await;
+    assert_eq!(
+        got,
+        (
+            Err(
+                "`openai/gpt-4o` rejected the request (HTTP 400): fake llm: no scripted turn left"
+                    .to_owned()
+            ),
+            1
+        )
+    );
+}

@@ -406,3 +406,40 @@ fn gemini(turn: &Turn, ctx: &Ctx<'_>) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn tool_call_arguments_stream_in_several_fragments_that_join_back() {
+        let turn = Turn::tool_call("shell", json!({"cmd": "ls -la /tmp"}));
+        let ctx = Ctx {
+            model: "m",
+            number: 1,
+            first_call: 0,
+        };
+        let frames = frames(Dialect::OpenAiChat, &turn, &ctx);
+        let pieces: Vec<String> = frames
+            .iter()
+            .filter_map(|f| f.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+            .filter_map(|v| {
+                v.pointer("/choices/0/delta/tool_calls/0/function/arguments")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+        assert_eq!(
+            (pieces.len() > 1, pieces.concat()),
+            (true, json!({"cmd": "ls -la /tmp"}).to_string())
+        );
+    }
+
+    #[test]
+    fn words_keep_every_character() {
+        assert_eq!(words("a bc  d"), vec!["a ", "bc ", " ", "d"]);
+    }
+}
