@@ -1,0 +1,102 @@
+//! The command line (CLI.md is the contract). Declarative: exempt from the file-size rule.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use tether_config::CliHooks;
+
+/// Tether: an agent runtime with a deterministic lifecycle-hooks engine.
+#[derive(Debug, Parser)]
+#[command(name = "tether", version, about, propagate_version = true)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Work with hooks without running a model.
+    #[command(subcommand)]
+    Hooks(HooksCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum HooksCommand {
+    /// Validate an agent file and list the effective hooks of an agent, per event.
+    Check(CheckArgs),
+    /// Dispatch one event through an agent's hooks and print the aggregated result as JSON.
+    Fire(FireArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The agent to inspect (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) hooks: HookFlags,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct FireArgs {
+    /// The event, by wire name (`pre_tool_use`, `session_start`, …).
+    pub(crate) event: String,
+    /// The agent file whose hooks to use; without it only the hook flags are used.
+    #[arg(long, value_name = "AGENT.yaml")]
+    pub(crate) config: Option<PathBuf>,
+    /// The agent whose hooks to use (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// The hook Input JSON (`-` for standard input).
+    #[arg(long, value_name = "FILE|-")]
+    pub(crate) input: Option<String>,
+    /// Sets `tool_name` in the Input.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tool: Option<String>,
+    /// Append one JSON line per hook run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hook_log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) hooks: HookFlags,
+}
+
+/// The six repeatable `--hook-*` flags (appended to the agent file's hooks).
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct HookFlags {
+    /// Run a command before every tool call (repeatable).
+    #[arg(long = "hook-pre-tool-use", value_name = "CMD")]
+    pub(crate) pre_tool_use: Vec<String>,
+    /// Run a command after every tool call (repeatable).
+    #[arg(long = "hook-post-tool-use", value_name = "CMD")]
+    pub(crate) post_tool_use: Vec<String>,
+    /// Run a command when a session starts (repeatable).
+    #[arg(long = "hook-session-start", value_name = "CMD")]
+    pub(crate) session_start: Vec<String>,
+    /// Run a command when a session ends (repeatable).
+    #[arg(long = "hook-session-end", value_name = "CMD")]
+    pub(crate) session_end: Vec<String>,
+    /// Run a command when the agent waits for input (repeatable).
+    #[arg(long = "hook-on-user-input", value_name = "CMD")]
+    pub(crate) on_user_input: Vec<String>,
+    /// Run a command when the model finishes responding (repeatable).
+    #[arg(long = "hook-stop", value_name = "CMD")]
+    pub(crate) stop: Vec<String>,
+}
+
+impl HookFlags {
+    pub(crate) fn to_cli_hooks(&self) -> CliHooks {
+        CliHooks {
+            pre_tool_use: self.pre_tool_use.clone(),
+            post_tool_use: self.post_tool_use.clone(),
+            session_start: self.session_start.clone(),
+            session_end: self.session_end.clone(),
+            on_user_input: self.on_user_input.clone(),
+            stop: self.stop.clone(),
+        }
+    }
+}

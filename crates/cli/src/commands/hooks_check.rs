@@ -1,0 +1,227 @@
+//! `tether hooks check AGENT.yaml`: validate, then list the effective hooks per event in
+//! dispatch order with where each came from (CLI.md).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+use tether_config::{DEFAULT_HOOK_TIMEOUT, HookKind, HookSpec, HooksConfig, MatcherEntry, OnError};
+use tether_exec::ShellKind;
+use tether_protocol::HookEvent;
+
+use crate::args::CheckArgs;
+use crate::{common, out, programs, status};
+
+#[derive(Debug, Serialize)]
+struct CheckOutput<'a> {
+    file: String,
+    agent: &'a str,
+    valid: bool,
+    shell: String,
+    events: Vec<EventHooks<'a>>,
+    warnings: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct EventHooks<'a> {
+    event: &'static str,
+    hooks: Vec<HookLine<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct HookLine<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: Option<&'a str>,
+    target: &'a str,
+    args: &'a [String],
+    matcher: Option<&'a str>,
+    lane: &'static str,
+    source: &'static str,
+    timeout_s: u64,
+    on_error: &'static str,
+    working_dir: Option<&'a str>,
+    location: Option<String>,
+}
+
+/// Entries in dispatch order: the preempt lane first (pre_tool_use), then the default lane.
+fn dispatch_order(hooks: &HooksConfig, event: HookEvent) -> Vec<&MatcherEntry> {
+    let entries = hooks.entries(event);
+    let preempt = event == HookEvent::PreToolUse;
+    entries
+        .iter()
+        .filter(|e| preempt && e.preempt_yolo)
+        .chain(entries.iter().filter(|e| !(preempt && e.preempt_yolo)))
+        .collect()
+}
+
+fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookLine<'a> {
+    let location = h.origin.location();
+    HookLine {
+        kind: h.type_name(),
+        name: h.name.as_deref(),
+        target: h.target(),
+        args: &h.args,
+        matcher: event.uses_matcher().then(|| entry.matcher.source()),
+        lane: if event == HookEvent::PreToolUse && entry.preempt_yolo {
+            "preempt"
+        } else {
+            "default"
+        },
+        source: h.source.as_str(),
+        timeout_s: h.timeout.as_secs(),
+        on_error: h.on_error.as_str(),
+        working_dir: h.working_dir.as_deref(),
+        location: (!location.is_empty())
+            .then_some(location)
+            .or_else(|| (!h.origin.path.is_empty()).then(|| h.origin.path.clone())),
+    }
+}
+
+/// One line of shell, builtin with args, or model spec, short enough for a listing.
+fn summary(h: &HookSpec) -> String {
+    match &h.kind {
+        HookKind::Command { command } => {
+            // The first line that says something: not blank, a comment or `INPUT=$(cat)`.
+            let first = command
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty() && !l.starts_with('#') && !l.ends_with("=$(cat)"))
+                .unwrap_or("");
+            let many = command.trim().lines().count() > 1;
+            let short: String = first.chars().take(60).collect();
+            if many || short.len() < first.len() {
+                format!("{short} …")
+            } else {
+                short
+            }
+        }
+        HookKind::Builtin { name } if h.args.is_empty() => name.clone(),
+        HookKind::Builtin { name } => format!("{name} {:?}", h.args),
+        HookKind::Model { model, schema, .. } => match schema {
+            Some(s) => format!("{model} (schema {s})"),
+            None => model.clone(),
+        },
+    }
+}
+
+fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let mut warnings = Vec::new();
+    for (event, _, h) in hooks.iter() {
+        let HookKind::Command { command } = &h.kind else {
+            continue;
+        };
+        let dir = h
+            .working_dir
+            .as_deref()
+            .map_or_else(|| cwd.to_path_buf(), |w| cwd.join(w));
+        for program in programs::missing_programs(command, &dir, &path) {
+            let at = h.origin.location();
+            let at = if at.is_empty() {
+                h.origin.path.clone()
+            } else {
+                at
+            };
+            warnings.push(format!(
+                "{at}: {event} hook runs `{program}`, which is not on PATH"
+            ));
+        }
+    }
+    warnings
+}
+
+pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
+    let file = common::load(&args.agent_file)?;
+    let agent = common::pick_agent(&file, args.agent.as_deref())?;
+    let hooks = common::effective(agent, &args.hooks.to_cli_hooks());
+    let registry = Arc::new(common::registry());
+    let cwd = common::current_dir()?;
+    common::executor(&hooks, Arc::clone(&registry), cwd, Vec::new())?;
+    let shell = registry.shell();
+    let shell_text = format!(
+        "{} ({})",
+        shell.program.display(),
+        match shell.kind {
+            ShellKind::EnvShell => "from $SHELL",
+            ShellKind::Bash => "bash on PATH",
+            ShellKind::Sh => "fallback",
+        }
+    );
+    let warnings = missing_program_warnings(&hooks, &file.dir);
+    let events: Vec<EventHooks<'_>> = HookEvent::ALL
+        .into_iter()
+        .filter(|e| !hooks.entries(*e).is_empty())
+        .map(|event| EventHooks {
+            event: event.wire_name(),
+            hooks: dispatch_order(&hooks, event)
+                .into_iter()
+                .flat_map(|entry| entry.hooks.iter().map(move |h| line(event, entry, h)))
+                .collect(),
+        })
+        .collect();
+
+    if args.json {
+        let output = CheckOutput {
+            file: args.agent_file.display().to_string(),
+            agent: &agent.name,
+            valid: true,
+            shell: shell.program.display().to_string(),
+            events,
+            warnings,
+        };
+        out::line(&serde_json::to_string_pretty(&output)?)?;
+        return Ok(status::OK);
+    }
+
+    let mut text = format!(
+        "{}: valid; agent `{}` (agents: {})\ncommand hooks run with {shell_text}\n",
+        args.agent_file.display(),
+        agent.name,
+        file.agent_names().join(", ")
+    );
+    for event in HookEvent::ALL {
+        let entries = dispatch_order(&hooks, event);
+        if entries.is_empty() {
+            continue;
+        }
+        text.push_str(&format!("\n{event}\n"));
+        let mut n = 0;
+        for entry in entries {
+            for h in &entry.hooks {
+                n += 1;
+                let mut attrs = vec![format!("[{}]", h.source)];
+                if event.uses_matcher() {
+                    attrs.push(format!("matcher={}", entry.matcher.source()));
+                }
+                if event == HookEvent::PreToolUse && entry.preempt_yolo {
+                    attrs.push("preempt_yolo".to_owned());
+                }
+                if let Some(name) = &h.name {
+                    attrs.push(format!("name={name:?}"));
+                }
+                if h.timeout != DEFAULT_HOOK_TIMEOUT {
+                    attrs.push(format!("timeout={}s", h.timeout.as_secs()));
+                }
+                if h.on_error != OnError::Warn {
+                    attrs.push(format!("on_error={}", h.on_error.as_str()));
+                }
+                let at = h.origin.location();
+                if !at.is_empty() {
+                    attrs.push(at);
+                }
+                text.push_str(&format!(
+                    "  {n}. {:<7} {}\n     {}\n",
+                    h.type_name(),
+                    summary(h),
+                    attrs.join("  ")
+                ));
+            }
+        }
+    }
+    out::line(text.trim_end())?;
+    for w in &warnings {
+        out::warning(w);
+    }
+    Ok(status::OK)
+}

@@ -1,0 +1,168 @@
+//! `tether hooks fire EVENT`: one dispatch, no model, the aggregate as JSON (CLI.md).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tether_config::HooksConfig;
+use tether_hooks::{HookLog, HookObserver, HookResult, duration_ms};
+use tether_protocol::{HookEvent, HookInput, Lane, Message};
+use tokio_util::sync::CancellationToken;
+
+use crate::args::FireArgs;
+use crate::common::{self, user_error};
+use crate::{out, status};
+
+#[derive(Debug, Serialize)]
+struct FireOutput<'a> {
+    event: &'a str,
+    allowed: bool,
+    decision: Option<&'a str>,
+    decision_reason: Option<&'a str>,
+    permission_allowed: bool,
+    message: &'a str,
+    additional_context: &'a str,
+    system_message: &'a str,
+    modified_input: Option<Map<String, Value>>,
+    summary: Option<&'a str>,
+    updated_tool_response: Option<&'a str>,
+    updated_messages: Option<&'a [Message]>,
+    metadata: Option<&'a BTreeMap<String, String>>,
+    exit_code: i32,
+    stderr: &'a str,
+    hooks: Vec<FireHook<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct FireHook<'a> {
+    index: usize,
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    status: &'a str,
+    exit_code: Option<i32>,
+    duration_ms: f64,
+    error: Option<&'a str>,
+}
+
+fn read_input(arg: Option<&str>) -> anyhow::Result<HookInput> {
+    let text = match arg {
+        None => return Ok(HookInput::default()),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| user_error(format!("cannot read the input from stdin: {e}")))?;
+            s
+        }
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| user_error(format!("cannot read `{path}`: {e}")))?,
+    };
+    if text.trim().is_empty() {
+        return Ok(HookInput::default());
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| user_error(format!("the input is not a hook Input JSON object: {e}")))
+}
+
+pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
+    let event = HookEvent::from_wire_name(&args.event).ok_or_else(|| {
+        let names: Vec<&str> = HookEvent::ALL.iter().map(|e| e.wire_name()).collect();
+        user_error(format!(
+            "unknown event `{}` (events: {})",
+            args.event,
+            names.join(", ")
+        ))
+    })?;
+    let cli_hooks = args.hooks.to_cli_hooks();
+    let hooks: HooksConfig = match &args.config {
+        Some(path) => {
+            let file = common::load(path)?;
+            let agent = common::pick_agent(&file, args.agent.as_deref())?;
+            common::effective(agent, &cli_hooks)
+        }
+        None => cli_hooks.to_config(),
+    };
+    let mut observers: Vec<Arc<dyn HookObserver>> = Vec::new();
+    if let Some(path) = &args.hook_log {
+        let log = HookLog::open(path)
+            .map_err(|e| user_error(format!("cannot open `{}`: {e}", path.display())))?;
+        observers.push(Arc::new(log));
+    }
+    let cwd = common::current_dir()?;
+    let executor = common::executor(&hooks, Arc::new(common::registry()), cwd.clone(), observers)?;
+
+    let mut input = read_input(args.input.as_deref())?;
+    if input.session_id.is_empty() {
+        "hooks-fire".clone_into(&mut input.session_id);
+    }
+    if input.cwd.is_empty() {
+        input.cwd = cwd.display().to_string();
+    }
+    if let Some(tool) = args.tool {
+        input.tool_name = tool;
+    }
+    let original_args = input.tool_input.clone();
+    let cancel = CancellationToken::new();
+    let result = if event == HookEvent::PreToolUse {
+        executor.dispatch_pre_tool_use(input, &cancel).await
+    } else {
+        executor
+            .dispatch(event, Lane::Default, input, &cancel)
+            .await
+    };
+    for w in &result.warnings {
+        out::warning(w);
+    }
+    out::line(&render(event, &result, original_args.as_ref())?)?;
+    Ok(if result.allowed {
+        status::OK
+    } else {
+        status::BLOCKED
+    })
+}
+
+fn non_empty(s: &str) -> Option<&str> {
+    (!s.is_empty()).then_some(s)
+}
+
+fn render(
+    event: HookEvent,
+    r: &HookResult,
+    original: Option<&Map<String, Value>>,
+) -> anyhow::Result<String> {
+    let output = FireOutput {
+        event: event.wire_name(),
+        allowed: r.allowed,
+        decision: r.decision.map(|d| d.as_str()),
+        decision_reason: r.decision.and(non_empty(&r.decision_reason)),
+        permission_allowed: r.permission_allowed,
+        message: &r.message,
+        additional_context: &r.additional_context,
+        system_message: &r.system_message,
+        modified_input: r.apply_updated_input(original),
+        summary: non_empty(&r.summary),
+        updated_tool_response: r.updated_tool_response.as_deref(),
+        updated_messages: r.updated_messages.as_deref().filter(|m| !m.is_empty()),
+        metadata: (!r.metadata.is_empty()).then_some(&r.metadata),
+        exit_code: r.exit_code,
+        stderr: &r.stderr,
+        hooks: r
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(index, run)| FireHook {
+                index,
+                name: &run.name,
+                kind: run.kind,
+                status: run.status.as_str(),
+                exit_code: run.exit_code,
+                duration_ms: duration_ms(run.duration),
+                error: run.error.as_deref(),
+            })
+            .collect(),
+    };
+    Ok(serde_json::to_string_pretty(&output)?)
+}

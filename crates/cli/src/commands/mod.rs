@@ -1,0 +1,4 @@
+//! One module per command.
+
+pub(crate) mod hooks_check;
+pub(crate) mod hooks_fire;

@@ -1,0 +1,76 @@
+//! What several commands share: loading an agent file, choosing the agent, building its
+//! executor with the effective hooks.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tether_config::{Agent, AgentFile, CliHooks, ConfigError, HooksConfig, InjectOptions};
+use tether_exec::Shell;
+use tether_hooks::{Executor, ExecutorOptions, HookObserver, Registry};
+
+/// A mistake by the user (bad flag value, invalid agent file): exit status 1.
+#[derive(Debug)]
+pub(crate) struct UserError(pub(crate) String);
+
+impl fmt::Display for UserError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UserError {}
+
+pub(crate) fn user_error(message: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(UserError(message.into()))
+}
+
+pub(crate) fn load(path: &Path) -> anyhow::Result<AgentFile> {
+    tether_config::load_file(path).map_err(|e| match e {
+        ConfigError::Io { .. } => user_error(e.to_string()),
+        ConfigError::Invalid(d) => user_error(format!("invalid agent file\n{d}")),
+    })
+}
+
+/// The named agent, else `root`, else the first.
+pub(crate) fn pick_agent<'a>(file: &'a AgentFile, name: Option<&str>) -> anyhow::Result<&'a Agent> {
+    match name {
+        Some(n) => file.agent(n).ok_or_else(|| {
+            user_error(format!(
+                "no agent `{n}` in `{}` (agents: {})",
+                file.source_name,
+                file.agent_names().join(", ")
+            ))
+        }),
+        None => file
+            .default_agent()
+            .ok_or_else(|| user_error(format!("`{}` defines no agents", file.source_name))),
+    }
+}
+
+/// The registry every command uses: all builtins, command hooks run by the resolved shell.
+pub(crate) fn registry() -> Registry {
+    tether_hooks::default_registry(Shell::from_env())
+}
+
+pub(crate) fn effective(agent: &Agent, cli: &CliHooks) -> HooksConfig {
+    tether_config::effective_hooks(agent, cli, InjectOptions::default())
+}
+
+pub(crate) fn executor(
+    hooks: &HooksConfig,
+    registry: Arc<Registry>,
+    working_dir: PathBuf,
+    observers: Vec<Arc<dyn HookObserver>>,
+) -> anyhow::Result<Executor> {
+    let mut opts = ExecutorOptions::new(working_dir);
+    opts.observers = observers;
+    Executor::new(hooks, registry, opts).map_err(|diags| {
+        let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
+        user_error(format!("invalid hooks\n{}", text.join("\n")))
+    })
+}
+
+pub(crate) fn current_dir() -> anyhow::Result<PathBuf> {
+    std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))
+}

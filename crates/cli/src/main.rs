@@ -1,0 +1,66 @@
+//! The `tether` binary: parses arguments, runs a command, maps the outcome to an exit status.
+//! The only crate that prints or exits.
+
+mod args;
+mod commands;
+mod common;
+mod out;
+mod programs;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+use crate::args::{Cli, Command, HooksCommand};
+use crate::common::UserError;
+
+/// Exit statuses (CLI.md).
+pub(crate) mod status {
+    pub(crate) const OK: u8 = 0;
+    pub(crate) const USAGE: u8 = 1;
+    pub(crate) const BLOCKED: u8 = 2;
+    pub(crate) const RUNTIME: u8 = 3;
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() {
+                status::USAGE
+            } else {
+                status::OK
+            });
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            out::error(&format!("cannot start the async runtime: {e}"));
+            return ExitCode::from(status::RUNTIME);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
+            Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
+        }
+    });
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(e) if out::is_broken_pipe(&e) => ExitCode::from(status::OK),
+        Err(e) => {
+            out::error(&format!("{e:#}"));
+            ExitCode::from(if e.downcast_ref::<UserError>().is_some() {
+                status::USAGE
+            } else {
+                status::RUNTIME
+            })
+        }
+    }
+}

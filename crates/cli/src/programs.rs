@@ -1,0 +1,233 @@
+//! "Is this hook's program on `PATH`?" — a conservative scan of a command hook's shell text for
+//! the programs it runs, so `tether hooks check` can warn about a typo before a guard silently
+//! fails. It only reports words it is sure are command names.
+
+use std::path::Path;
+
+use tether_exec::find_in_path;
+
+/// Shell keywords and builtins: never programs to look up.
+const SHELL_WORDS: &[&str] = &[
+    "if",
+    "then",
+    "else",
+    "elif",
+    "fi",
+    "for",
+    "while",
+    "until",
+    "do",
+    "done",
+    "case",
+    "esac",
+    "in",
+    "function",
+    "select",
+    "time",
+    "!",
+    "{",
+    "}",
+    "[[",
+    "]]",
+    "[",
+    "test",
+    "echo",
+    "printf",
+    "read",
+    "cd",
+    "export",
+    "local",
+    "declare",
+    "typeset",
+    "readonly",
+    "unset",
+    "set",
+    "shift",
+    "return",
+    "exit",
+    "source",
+    ".",
+    "eval",
+    "exec",
+    "trap",
+    "wait",
+    "true",
+    "false",
+    ":",
+    "break",
+    "continue",
+    "let",
+    "alias",
+    "unalias",
+    "command",
+    "builtin",
+    "type",
+    "hash",
+    "umask",
+    "ulimit",
+    "getopts",
+    "pwd",
+    "kill",
+    "jobs",
+    "fg",
+    "bg",
+    "disown",
+    "mapfile",
+    "readarray",
+    "shopt",
+    "caller",
+    "enable",
+    "help",
+    "history",
+    "logout",
+    "popd",
+    "pushd",
+    "dirs",
+    "suspend",
+    "times",
+    "compgen",
+    "complete",
+];
+
+/// Command words of `script` that resolve to nothing.
+pub(crate) fn missing_programs(script: &str, cwd: &Path, path_var: &str) -> Vec<String> {
+    let mut missing = Vec::new();
+    for word in command_words(script) {
+        let found = if word.contains('/') {
+            let p = cwd.join(&word);
+            p.is_file()
+        } else {
+            SHELL_WORDS.contains(&word.as_str()) || find_in_path(&word, path_var).is_some()
+        };
+        if !found && !missing.contains(&word) {
+            missing.push(word);
+        }
+    }
+    missing
+}
+
+/// The first word of every simple command we can see plainly (skipping heredoc bodies,
+/// comments, assignments and anything with quotes or expansions).
+fn command_words(script: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut heredoc_end: Option<String> = None;
+    for line in script.lines() {
+        let trimmed = line.trim();
+        if let Some(end) = &heredoc_end {
+            if trimmed == end {
+                heredoc_end = None;
+            }
+            continue;
+        }
+        if trimmed.starts_with('#') {
+            continue;
+        }
+        if let Some(pos) = trimmed.find("<<") {
+            let rest = trimmed[pos + 2..].trim_start_matches('-').trim_start();
+            let tag: String = rest
+                .trim_start_matches(['\'', '"'])
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !tag.is_empty() {
+                heredoc_end = Some(tag);
+            }
+        }
+        for segment in split_commands(trimmed) {
+            if let Some(w) = first_word(&segment) {
+                words.push(w);
+            }
+        }
+    }
+    words
+}
+
+/// Splits a line at `|`, `&`, `;`, `$(` and backquotes outside single and double quotes; the
+/// text inside quotes is dropped (it is data, not commands), except `$(` inside double quotes.
+fn split_commands(line: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut single = false;
+    let mut double = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if !single => {
+                chars.next();
+            }
+            '\'' if !double => single = !single,
+            '"' if !single => double = !double,
+            '$' if !single && chars.peek() == Some(&'(') => {
+                chars.next();
+                parts.push(std::mem::take(&mut cur));
+                double = false;
+            }
+            '|' | '&' | ';' | '`' | '(' | ')' if !single && !double => {
+                parts.push(std::mem::take(&mut cur));
+            }
+            _ if single || double => {}
+            _ => cur.push(c),
+        }
+    }
+    parts.push(cur);
+    parts
+}
+
+fn first_word(segment: &str) -> Option<String> {
+    let mut tokens = segment.split_whitespace();
+    let mut word = tokens.next()?;
+    // Skip leading assignments (`FOO=bar cmd`) and keywords that precede a command.
+    while word.contains('=')
+        || matches!(
+            word,
+            "!" | "if" | "then" | "else" | "elif" | "do" | "while" | "until" | "time" | "{"
+        )
+    {
+        word = tokens.next()?;
+    }
+    let plain = word
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'));
+    (plain && !word.starts_with('-')).then(|| word.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_command_words_and_skips_heredocs_assignments_and_keywords() {
+        let script = "INPUT=$(cat)\nCMD=$(echo \"$INPUT\" | jq -r '.x')\nif echo \"$CMD\" | grep -q x; then\n  cat <<EOF\n{\"a\": 1}\nnotacommand here\nEOF\nelse\n  FOO=1 ./scripts/guard.sh --flag && osascript -e x\nfi\n# comment-cmd\n";
+        assert_eq!(
+            command_words(script),
+            [
+                "cat",
+                "echo",
+                "jq",
+                "echo",
+                "grep",
+                "cat",
+                "./scripts/guard.sh",
+                "osascript",
+                "fi"
+            ]
+        );
+        assert_eq!(
+            command_words("if echo \"$CMD\" | grep -qiE 'rm|sudo|mkfs'; then x-prog; fi"),
+            ["echo", "grep", "x-prog", "fi"]
+        );
+    }
+
+    #[test]
+    fn reports_only_what_does_not_resolve() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("guard.sh"), "").unwrap();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let missing = missing_programs(
+            "./guard.sh && ./missing.sh; cat x | no-such-program-xyz",
+            dir.path(),
+            &path,
+        );
+        assert_eq!(missing, ["./missing.sh", "no-such-program-xyz"]);
+    }
+}
