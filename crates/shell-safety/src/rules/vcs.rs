@@ -1,0 +1,239 @@
+//! Destructive git (and GitHub CLI) operations.
+//!
+//! Git keeps almost everything recoverable through the reflog; what it cannot bring back is
+//! uncommitted work (`reset --hard`, `checkout -- .`, `clean -fdx`), other people's commits on a
+//! remote (`push --force`) and history once rewritten and pruned. Radii follow that line.
+
+use super::{Args, Hit, render};
+use crate::BlastRadius::{High, Low, Medium};
+use crate::paths::{self, Target};
+
+pub(super) fn check(name: &str, args: Args<'_>) -> Option<Hit> {
+    match name {
+        "git" => {
+            let (sub, rest) = git_subcommand(args)?;
+            git(sub, rest)
+        }
+        "gh" => gh(args),
+        _ => None,
+    }
+}
+
+/// Skips git's global options (`-C dir`, `-c k=v`, `--no-pager`, …) and returns the
+/// subcommand with its arguments.
+pub(crate) fn git_subcommand(args: Args<'_>) -> Option<(&str, Args<'_>)> {
+    let words = args.words();
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        let text = word.text.as_str();
+        match text {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--super-prefix"
+            | "--config-env" | "--exec-path" => i += 2,
+            _ if text.starts_with('-') => i += 1,
+            _ => return Some((text, Args(&words[i + 1..]))),
+        }
+    }
+    None
+}
+
+fn git(sub: &str, args: Args<'_>) -> Option<Hit> {
+    let shown = || format!("`{}`", render(&format!("git {sub}"), args));
+    let hit = match sub {
+        "reset" if args.long("hard") => Hit::new(
+            High,
+            "git-discard",
+            format!("{} discards uncommitted changes", shown()),
+        ),
+        "clean" => {
+            if args.flag('n', "dry-run") {
+                return None;
+            }
+            let radius = if args.short('x') || args.short('X') {
+                High
+            } else {
+                Medium
+            };
+            Hit::new(
+                radius,
+                "git-clean",
+                format!("{} deletes untracked files", shown()),
+            )
+        }
+        "push" => return push(args, shown),
+        "branch" => {
+            let force_delete =
+                args.short('D') || (args.flag('d', "delete") && args.flag('f', "force"));
+            if force_delete {
+                Hit::new(
+                    Medium,
+                    "git-branch-delete",
+                    format!("{} deletes unmerged branches", shown()),
+                )
+            } else if args.flag('d', "delete") {
+                Hit::new(Low, "git-branch-delete", shown())
+            } else {
+                return None;
+            }
+        }
+        "checkout" => {
+            let words = args.words();
+            let paths_after_dashes = words
+                .iter()
+                .position(|w| w.text == "--")
+                .map(|pos| &words[pos + 1..])
+                .filter(|rest| !rest.is_empty());
+            let whole_tree = args.operands().iter().any(|w| covers_tree(w));
+            if args.flag('f', "force") || whole_tree {
+                Hit::new(
+                    High,
+                    "git-discard",
+                    format!("{} discards uncommitted changes", shown()),
+                )
+            } else if paths_after_dashes.is_some() {
+                Hit::new(
+                    Medium,
+                    "git-discard",
+                    format!("{} discards changes to files", shown()),
+                )
+            } else {
+                return None;
+            }
+        }
+        "restore" => {
+            let worktree = args.flag('W', "worktree") || !args.flag('S', "staged");
+            if !worktree {
+                return None;
+            }
+            let operands = args.operands();
+            let radius = if operands.iter().any(|w| covers_tree(w)) {
+                High
+            } else {
+                Medium
+            };
+            Hit::new(
+                radius,
+                "git-discard",
+                format!("{} discards uncommitted changes", shown()),
+            )
+        }
+        "switch" if args.flag('f', "force") || args.long("discard-changes") => Hit::new(
+            High,
+            "git-discard",
+            format!("{} discards uncommitted changes", shown()),
+        ),
+        "stash" => match args.subcommand().map(|(s, _)| s) {
+            Some("clear") => Hit::new(
+                High,
+                "git-stash-drop",
+                format!("{} deletes every stash", shown()),
+            ),
+            Some("drop") => Hit::new(Medium, "git-stash-drop", shown()),
+            _ => return None,
+        },
+        "filter-branch" | "filter-repo" => Hit::new(
+            High,
+            "git-history-rewrite",
+            format!("{} rewrites history", shown()),
+        ),
+        "reflog" => match args.subcommand().map(|(s, _)| s) {
+            Some("expire") => {
+                let now = args.has_prefix("--expire=now")
+                    || args.has_prefix("--expire-unreachable=now")
+                    || args.has("--expire=all");
+                let radius = if now { High } else { Medium };
+                Hit::new(radius, "git-history-prune", shown())
+            }
+            Some("delete") => Hit::new(Medium, "git-history-prune", shown()),
+            _ => return None,
+        },
+        "gc" if args.has("--prune=now") || args.has("--prune=all") => {
+            Hit::new(Medium, "git-history-prune", shown())
+        }
+        "update-ref" if args.short('d') => Hit::new(Medium, "git-ref-delete", shown()),
+        "tag" if args.flag('d', "delete") => Hit::new(Low, "git-ref-delete", shown()),
+        "rm" => {
+            if args.long("cached") {
+                return None;
+            }
+            let recursive = args.short('r');
+            let radius = if recursive && args.operands().iter().any(|w| covers_tree(w)) {
+                High
+            } else if args.flag('f', "force") || recursive {
+                Medium
+            } else {
+                Low
+            };
+            Hit::new(radius, "fs-delete", shown())
+        }
+        "worktree" => match args.subcommand() {
+            Some(("remove", rest)) if rest.flag('f', "force") => {
+                Hit::new(Medium, "git-discard", shown())
+            }
+            _ => return None,
+        },
+        "remote" => match args.subcommand().map(|(s, _)| s) {
+            Some("remove" | "rm") => Hit::new(Low, "git-remote-delete", shown()),
+            _ => return None,
+        },
+        "submodule" if args.has("deinit") && args.flag('f', "force") => {
+            Hit::new(Medium, "git-discard", shown())
+        }
+        _ => return None,
+    };
+    Some(hit)
+}
+
+fn push(args: Args<'_>, shown: impl Fn() -> String) -> Option<Hit> {
+    let operands = args.operands();
+    let plus_refspec = operands.iter().any(|w| w.text.starts_with('+'));
+    if args.flag('f', "force") || plus_refspec || args.long("mirror") {
+        return Some(Hit::new(
+            High,
+            "git-force-push",
+            format!("{} overwrites remote history", shown()),
+        ));
+    }
+    if args.long("force-with-lease") || args.long("force-if-includes") {
+        return Some(Hit::new(
+            Medium,
+            "git-force-push",
+            format!("{} overwrites remote history", shown()),
+        ));
+    }
+    let deletes = args.flag('d', "delete")
+        || args.long("prune")
+        || operands.iter().skip(1).any(|w| w.text.starts_with(':'));
+    deletes.then(|| {
+        Hit::new(
+            Medium,
+            "git-remote-delete",
+            format!("{} deletes remote refs", shown()),
+        )
+    })
+}
+
+/// `.`, `*`, `:/` or the repository root: the whole working tree.
+fn covers_tree(word: &crate::word::Word) -> bool {
+    matches!(word.text.as_str(), ":/" | ":" | "-A") || paths::classify(word) == Target::Critical
+}
+
+fn gh(args: Args<'_>) -> Option<Hit> {
+    let (group, rest) = args.subcommand()?;
+    let (action, _) = rest.subcommand()?;
+    let shown = format!("`{}`", render("gh", args));
+    match (group, action) {
+        ("repo", "delete") => Some(Hit::new(High, "repo-delete", shown)),
+        ("repo", "archive") => Some(Hit::new(Medium, "repo-delete", shown)),
+        (
+            "release" | "gist" | "secret" | "variable" | "ssh-key" | "gpg-key" | "label" | "cache"
+            | "run",
+            "delete",
+        ) => Some(Hit::new(Medium, "repo-delete", shown)),
+        ("api", _)
+            if rest.has("DELETE") || rest.has_prefix("--method=DELETE") || rest.has("-XDELETE") =>
+        {
+            Some(Hit::new(Medium, "repo-delete", shown))
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,580 @@
+//! From a tree-sitter tree to an owned model of what a script runs.
+//!
+//! Rules never look at syntax nodes: they see [`Command`]s (evaluated words, prefix
+//! assignments, what arrives on stdin), [`Redirect`]s, [`Script::pipelines`] and
+//! [`Function`]s. Every `command` node anywhere in the tree becomes a `Command`, whether it sits
+//! in a list, a loop body, a `$(…)` inside an argument or a heredoc, so no rule can miss a
+//! command because of where it was written. Recursion over the tree is bounded; a deeper tree is
+//! reported as [`Script::too_deep`] rather than risking the stack.
+
+use tree_sitter::Node;
+
+use crate::word::{self, Word};
+use crate::{Error, parser, rules, wrappers};
+
+/// Deepest syntax-tree nesting we walk (long `&&` chains nest one level per operator).
+const MAX_TREE_DEPTH: usize = 256;
+
+/// What one parsed script runs.
+#[derive(Debug, Default)]
+pub(crate) struct Script<'s> {
+    pub(crate) source: &'s str,
+    /// Every simple command, in source order of their first token.
+    pub(crate) commands: Vec<Command<'s>>,
+    /// Every file redirection (`>`, `>>`, `<`, `>&`), wherever it appears.
+    pub(crate) redirects: Vec<Redirect<'s>>,
+    /// Each pipeline's stages; a stage is the index of its command when the stage is a simple
+    /// command (possibly redirected), `None` for subshells, groups and the like.
+    pub(crate) pipelines: Vec<Vec<Option<usize>>>,
+    pub(crate) functions: Vec<Function<'s>>,
+    /// Top-level statements (comments excluded); zero for an empty command.
+    pub(crate) statements: usize,
+    /// tree-sitter had to recover from a syntax error somewhere.
+    pub(crate) has_error: bool,
+    /// Part of the tree was deeper than we walk.
+    pub(crate) too_deep: bool,
+}
+
+impl Script<'_> {
+    pub(crate) fn defines_function(&self, name: &str) -> bool {
+        self.functions.iter().any(|f| f.name == name)
+    }
+}
+
+/// One simple command: `NAME=value … name args…`.
+#[derive(Debug)]
+pub(crate) struct Command<'s> {
+    /// Source text of the command (without its redirections).
+    pub(crate) text: &'s str,
+    pub(crate) assignments: Vec<Assignment>,
+    /// Name and arguments, evaluated; empty for a bare assignment.
+    pub(crate) argv: Vec<Word>,
+    /// Heredoc body or here-string fed to the command.
+    pub(crate) stdin_text: Option<String>,
+    /// stdin comes from a substitution that downloads (`bash < <(curl …)`).
+    pub(crate) stdin_fetches: bool,
+}
+
+/// A `NAME=value` prefix, bare statement or `export`/`local` operand.
+#[derive(Debug)]
+pub(crate) struct Assignment {
+    pub(crate) name: String,
+    pub(crate) value: Word,
+}
+
+/// A file redirection and the statement it belongs to.
+#[derive(Debug)]
+pub(crate) struct Redirect<'s> {
+    pub(crate) op: RedirectOp,
+    pub(crate) target: Word,
+    /// Source text of the redirected statement, for the finding.
+    pub(crate) text: &'s str,
+    /// The simple command whose output is redirected, if the statement is one.
+    pub(crate) command: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RedirectOp {
+    /// `<`, `<&`
+    Read,
+    /// `>`, `>|`, `&>`: truncates the target.
+    Write,
+    /// `>>`, `&>>`
+    Append,
+    /// `>&N`: duplicates a descriptor, or writes to a file when the target is not a number.
+    Duplicate,
+}
+
+/// A shell function definition, summarised for fork-bomb detection.
+#[derive(Debug)]
+pub(crate) struct Function<'s> {
+    pub(crate) text: &'s str,
+    pub(crate) name: String,
+    /// How many commands in the body call the function itself.
+    pub(crate) self_calls: usize,
+    /// The body puts something in the background (`&`).
+    pub(crate) backgrounds: bool,
+}
+
+/// Parses `source` and builds its model.
+pub(crate) fn build(source: &str) -> Result<Script<'_>, Error> {
+    let tree = parser::parse(source)?;
+    let root = tree.root_node();
+    let mut builder = Builder {
+        script: Script {
+            source,
+            has_error: root.has_error(),
+            ..Script::default()
+        },
+    };
+    let mut cursor = root.walk();
+    builder.script.statements = root
+        .named_children(&mut cursor)
+        .filter(|n| n.kind() != "comment")
+        .count();
+    builder.walk(root, 0);
+    Ok(builder.script)
+}
+
+struct Builder<'s> {
+    script: Script<'s>,
+}
+
+impl<'s> Builder<'s> {
+    fn text(&self, node: Node<'_>) -> &'s str {
+        self.script.source.get(node.byte_range()).unwrap_or("")
+    }
+
+    fn deep(&mut self, depth: usize) -> bool {
+        if depth > MAX_TREE_DEPTH {
+            self.script.too_deep = true;
+        }
+        self.script.too_deep
+    }
+
+    fn walk(&mut self, node: Node<'_>, depth: usize) {
+        if self.deep(depth) {
+            return;
+        }
+        match node.kind() {
+            "command" => self.command(node, depth),
+            "redirected_statement" => self.redirected(node, depth),
+            "pipeline" => self.pipeline(node, None, depth),
+            "file_redirect" => {
+                let text = node.parent().map_or("", |parent| self.text(parent));
+                self.file_redirect(node, text, None, depth);
+            }
+            "function_definition" => self.function(node, depth),
+            "declaration_command" | "unset_command" => self.declaration(node, depth),
+            "variable_assignment"
+                if !node
+                    .parent()
+                    .is_some_and(|p| matches!(p.kind(), "command" | "declaration_command")) =>
+            {
+                let assignment = self.assignment(node, depth);
+                self.script.commands.push(Command {
+                    text: self.text(node),
+                    assignments: vec![assignment],
+                    argv: Vec::new(),
+                    stdin_text: None,
+                    stdin_fetches: false,
+                });
+                self.children(node, depth);
+            }
+            _ => self.children(node, depth),
+        }
+    }
+
+    fn children(&mut self, node: Node<'_>, depth: usize) {
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            self.walk(child, depth + 1);
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>, depth: usize) {
+        let index = self.script.commands.len();
+        let mut command = Command {
+            text: self.text(node),
+            assignments: Vec::new(),
+            argv: Vec::new(),
+            stdin_text: None,
+            stdin_fetches: false,
+        };
+        let mut cursor = node.walk();
+        let mut more = cursor.goto_first_child();
+        while more {
+            let child = cursor.node();
+            match (cursor.field_name(), child.kind()) {
+                (Some("name" | "argument"), _) => command.argv.push(self.word(child, depth + 1)),
+                (_, "variable_assignment") => {
+                    command.assignments.push(self.assignment(child, depth + 1));
+                }
+                (_, "herestring_redirect") => {
+                    command.stdin_text = Some(self.herestring(child, depth + 1));
+                }
+                _ => {}
+            }
+            more = cursor.goto_next_sibling();
+        }
+        let text = command.text;
+        self.script.commands.push(command);
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.kind() == "file_redirect" {
+                self.file_redirect(child, text, Some(index), depth + 1);
+            } else {
+                self.walk(child, depth + 1);
+            }
+        }
+    }
+
+    fn declaration(&mut self, node: Node<'_>, depth: usize) {
+        let mut command = Command {
+            text: self.text(node),
+            assignments: Vec::new(),
+            argv: Vec::new(),
+            stdin_text: None,
+            stdin_fetches: false,
+        };
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                if command.argv.is_empty() {
+                    command.argv.push(Word::literal(child.kind()));
+                }
+            } else if child.kind() == "variable_assignment" {
+                command.assignments.push(self.assignment(child, depth + 1));
+            } else if child.kind() != "comment" {
+                command.argv.push(self.word(child, depth + 1));
+            }
+        }
+        self.script.commands.push(command);
+        self.children(node, depth);
+    }
+
+    fn assignment(&mut self, node: Node<'_>, depth: usize) -> Assignment {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_owned())
+            .unwrap_or_default();
+        let value = node
+            .child_by_field_name("value")
+            .map(|v| self.word(v, depth + 1))
+            .unwrap_or_default();
+        Assignment { name, value }
+    }
+
+    fn herestring(&mut self, node: Node<'_>, depth: usize) -> String {
+        let mut cursor = node.walk();
+        let mut words = node.named_children(&mut cursor);
+        words
+            .next()
+            .map(|w| self.word(w, depth + 1).text)
+            .unwrap_or_default()
+    }
+
+    fn redirected(&mut self, node: Node<'_>, depth: usize) {
+        let text = self.text(node);
+        let body = node
+            .child_by_field_name("body")
+            .filter(|b| b.kind() == "command")
+            .map(|_| self.script.commands.len());
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "file_redirect" => self.file_redirect(child, text, body, depth + 1),
+                "heredoc_redirect" => self.heredoc(child, text, body, depth + 1),
+                "herestring_redirect" => {
+                    let stdin = self.herestring(child, depth + 1);
+                    if let Some(command) = body.and_then(|i| self.script.commands.get_mut(i)) {
+                        command.stdin_text = Some(stdin);
+                    }
+                    self.walk(child, depth + 1);
+                }
+                _ => self.walk(child, depth + 1),
+            }
+        }
+    }
+
+    fn heredoc(&mut self, node: Node<'_>, text: &'s str, body: Option<usize>, depth: usize) {
+        if self.deep(depth) {
+            return;
+        }
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            match child.kind() {
+                "heredoc_body" => {
+                    let content = self.text(child).to_owned();
+                    if let Some(command) = body.and_then(|i| self.script.commands.get_mut(i)) {
+                        command.stdin_text = Some(content);
+                    }
+                    self.walk(child, depth + 1);
+                }
+                // `cat <<EOF | sh`: the pipeline hangs off the heredoc; the body is stage 0.
+                "pipeline" => self.pipeline(child, Some(body), depth + 1),
+                "file_redirect" => self.file_redirect(child, text, body, depth + 1),
+                _ => self.walk(child, depth + 1),
+            }
+        }
+    }
+
+    fn file_redirect(
+        &mut self,
+        node: Node<'_>,
+        text: &'s str,
+        command: Option<usize>,
+        depth: usize,
+    ) {
+        if self.deep(depth) {
+            return;
+        }
+        let mut op = None;
+        let mut target = None;
+        let mut cursor = node.walk();
+        let mut more = cursor.goto_first_child();
+        while more {
+            let child = cursor.node();
+            if cursor.field_name() == Some("destination") {
+                if target.is_none() {
+                    target = Some(self.word(child, depth + 1));
+                }
+            } else if !child.is_named() && op.is_none() {
+                op = Some(match child.kind() {
+                    "<" | "<&" | "<&-" => RedirectOp::Read,
+                    ">>" | "&>>" => RedirectOp::Append,
+                    ">&" | ">&-" => RedirectOp::Duplicate,
+                    _ => RedirectOp::Write,
+                });
+            }
+            more = cursor.goto_next_sibling();
+        }
+        let target = target.unwrap_or_default();
+        let op = op.unwrap_or(RedirectOp::Write);
+        if op == RedirectOp::Read
+            && target.fetches
+            && let Some(owner) = command.and_then(|i| self.script.commands.get_mut(i))
+        {
+            owner.stdin_fetches = true;
+        }
+        self.script.redirects.push(Redirect {
+            op,
+            target,
+            text,
+            command,
+        });
+        self.children(node, depth);
+    }
+
+    /// `prefix` is the heredoc command that feeds a pipeline written after `<<EOF`.
+    fn pipeline(&mut self, node: Node<'_>, prefix: Option<Option<usize>>, depth: usize) {
+        if self.deep(depth) {
+            return;
+        }
+        let mut stages: Vec<Option<usize>> = prefix.into_iter().collect();
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() || child.kind() == "comment" {
+                continue;
+            }
+            let before = self.script.commands.len();
+            let simple = match child.kind() {
+                "command" => true,
+                "redirected_statement" => child
+                    .child_by_field_name("body")
+                    .is_some_and(|b| b.kind() == "command"),
+                _ => false,
+            };
+            self.walk(child, depth + 1);
+            stages.push(simple.then_some(before));
+        }
+        self.script.pipelines.push(stages);
+    }
+
+    fn function(&mut self, node: Node<'_>, depth: usize) {
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_owned())
+            .unwrap_or_default();
+        let start = self.script.commands.len();
+        self.children(node, depth);
+        let self_calls = self.script.commands[start..]
+            .iter()
+            .filter(|c| c.argv.first().is_some_and(|w| w.text == name))
+            .count();
+        let backgrounds = node
+            .child_by_field_name("body")
+            .is_some_and(|body| subtree_any(body, |n| n.kind() == "&" && !n.is_named()));
+        self.script.functions.push(Function {
+            text: self.text(node),
+            name,
+            self_calls,
+            backgrounds,
+        });
+    }
+
+    fn word(&mut self, node: Node<'_>, depth: usize) -> Word {
+        let mut word = Word::default();
+        self.append(node, &mut word, depth);
+        word
+    }
+
+    fn append(&mut self, node: Node<'_>, word: &mut Word, depth: usize) {
+        if self.deep(depth) {
+            word.opaque = true;
+            return;
+        }
+        let src = self.text(node);
+        match node.kind() {
+            "word" => word.glob |= word::push_unquoted(src, &mut word.text),
+            "raw_string" => word.text.push_str(strip(src, "'", "'")),
+            "ansi_c_string" => word::push_ansi_c(strip(src, "$'", "'"), &mut word.text),
+            "string" | "translated_string" => self.append_string(node, word, depth),
+            "simple_expansion" | "expansion" | "arithmetic_expansion" => {
+                word.computed = true;
+                word.opaque = true;
+                word.text.push_str(src);
+            }
+            "command_substitution" | "process_substitution" => {
+                word.computed = true;
+                let resolved = if node.kind() == "command_substitution" {
+                    self.resolve_echo(node, depth)
+                } else {
+                    None
+                };
+                match resolved {
+                    Some(text) => word.text.push_str(&text),
+                    None => {
+                        word.opaque = true;
+                        word.text.push_str(src);
+                    }
+                }
+                let source = self.script.source;
+                word.fetches |= subtree_any(node, |n| {
+                    n.kind() == "command" && runs_downloader(n, source)
+                });
+            }
+            "brace_expression" => {
+                word.glob = true;
+                word.text.push_str(src);
+            }
+            "concatenation" | "command_name" => {
+                let mut cursor = node.walk();
+                for child in node.children(&mut cursor) {
+                    self.append(child, word, depth + 1);
+                }
+            }
+            _ => word.text.push_str(src),
+        }
+    }
+
+    /// Double-quoted strings: literal gaps between the children are content too.
+    fn append_string(&mut self, node: Node<'_>, word: &mut Word, depth: usize) {
+        let source = self.script.source;
+        let open = if node.kind() == "translated_string" {
+            2
+        } else {
+            1
+        };
+        let end = node.end_byte().saturating_sub(1).max(node.start_byte());
+        let mut pos = node.start_byte() + open;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if child.start_byte() > pos {
+                word::push_double_quoted(
+                    source.get(pos..child.start_byte()).unwrap_or(""),
+                    &mut word.text,
+                );
+            }
+            pos = pos.max(child.end_byte());
+            match child.kind() {
+                "string_content" => word::push_double_quoted(self.text(child), &mut word.text),
+                _ if !child.is_named() => {}
+                _ => self.append(child, word, depth + 1),
+            }
+        }
+        if end > pos {
+            word::push_double_quoted(source.get(pos..end).unwrap_or(""), &mut word.text);
+        }
+    }
+
+    /// Resolves `$(echo rm)` / `` `printf rm` `` with literal arguments to their output, so a
+    /// command name built that way is still recognised.
+    fn resolve_echo(&mut self, node: Node<'_>, depth: usize) -> Option<String> {
+        let mut cursor = node.walk();
+        let mut inner = node.named_children(&mut cursor);
+        let only = inner.next()?;
+        if inner.next().is_some() || only.kind() != "command" {
+            return None;
+        }
+        let mut words = Vec::new();
+        let mut cursor = only.walk();
+        let mut more = cursor.goto_first_child();
+        while more {
+            match cursor.field_name() {
+                Some("name" | "argument") => words.push(self.word(cursor.node(), depth + 1)),
+                _ if cursor.node().is_named() => return None,
+                _ => {}
+            }
+            more = cursor.goto_next_sibling();
+        }
+        if words.iter().any(|w| w.opaque) {
+            return None;
+        }
+        let (name, args) = words.split_first()?;
+        let output = match word::command_name(&name.text).as_str() {
+            "echo" => {
+                let start = args.iter().take_while(|a| is_echo_flag(&a.text)).count();
+                let texts: Vec<&str> = args[start..].iter().map(Word::as_str).collect();
+                texts.join(" ")
+            }
+            "printf" if args.len() == 1 && !args[0].text.contains(['%', '\\']) => {
+                args[0].text.clone()
+            }
+            _ => return None,
+        };
+        Some(output.trim_end_matches('\n').to_owned())
+    }
+}
+
+fn is_echo_flag(text: &str) -> bool {
+    text.len() > 1
+        && text.starts_with('-')
+        && text[1..].chars().all(|c| matches!(c, 'n' | 'e' | 'E'))
+}
+
+fn strip<'a>(src: &'a str, open: &str, close: &str) -> &'a str {
+    src.strip_prefix(open)
+        .and_then(|s| s.strip_suffix(close))
+        .unwrap_or(src)
+}
+
+fn src_of<'a>(source: &'a str, node: Node<'_>) -> &'a str {
+    source.get(node.byte_range()).unwrap_or("")
+}
+
+/// Whether a `command` node runs a downloader, directly or behind a wrapper (`sudo curl`).
+fn runs_downloader(command: Node<'_>, source: &str) -> bool {
+    let mut names = Vec::new();
+    let mut cursor = command.walk();
+    let mut more = cursor.goto_first_child();
+    while more {
+        if matches!(cursor.field_name(), Some("name" | "argument")) {
+            let cleaned: String = src_of(source, cursor.node())
+                .chars()
+                .filter(|c| !matches!(c, '\\' | '\'' | '"'))
+                .collect();
+            names.push(word::command_name(&cleaned));
+        }
+        more = cursor.goto_next_sibling();
+    }
+    let Some((first, rest)) = names.split_first() else {
+        return false;
+    };
+    rules::is_downloader(first)
+        || (wrappers::is_prefix_wrapper(first) && rest.iter().any(|n| rules::is_downloader(n)))
+}
+
+/// Pre-order search of a subtree without recursion.
+fn subtree_any(node: Node<'_>, mut pred: impl FnMut(Node<'_>) -> bool) -> bool {
+    let mut cursor = node.walk();
+    loop {
+        if pred(cursor.node()) {
+            return true;
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.node() == node {
+                return false;
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return false;
+            }
+        }
+    }
+}
