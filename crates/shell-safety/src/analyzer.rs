@@ -8,12 +8,16 @@
 //! [`MAX_NESTING`] levels deep. The most severe finding wins; ties keep the first found.
 
 use crate::BlastRadius::{High, Medium, Unknown};
+use crate::findings::{
+    Worst, adjust, assignment_finding, computed_name, elevation, finding, from_hit, generic,
+    redirect_finding, worse,
+};
 use crate::paths::{self, Target};
-use crate::rules::{self, Args, Context, Hit};
-use crate::script::{self, Command, Redirect, RedirectOp, Script};
+use crate::rules::{self, Args, Context};
+use crate::script::{self, Command, RedirectOp, Script};
 use crate::word::{Word, command_name};
 use crate::wrappers::{self, Wrap};
-use crate::{BlastRadius, CONFIRMATION_REASON, DESTRUCTIVE_REASON_PREFIX, Finding, Verdict, safe};
+use crate::{BlastRadius, CONFIRMATION_REASON, Finding, Verdict, safe};
 
 /// `find` tests that select some files rather than all.
 const FIND_FILTERS: &[&str] = &[
@@ -76,59 +80,6 @@ fn classify_into(source: &str, depth: usize, worst: &mut Worst) -> usize {
     analyzer.run();
     worst.merge(analyzer.worst);
     script.statements
-}
-
-/// The most severe finding so far (first wins on ties).
-#[derive(Debug, Default)]
-struct Worst(Option<Finding>);
-
-impl Worst {
-    fn add(&mut self, finding: Finding) {
-        let replace = self
-            .0
-            .as_ref()
-            .is_none_or(|w| finding.blast_radius.severity() > w.blast_radius.severity());
-        if replace {
-            self.0 = Some(finding);
-        }
-    }
-
-    fn merge(&mut self, other: Self) {
-        if let Some(finding) = other.0 {
-            self.add(finding);
-        }
-    }
-}
-
-/// The more severe of two optional findings (`a` on ties).
-fn worse(a: Option<Finding>, b: Option<Finding>) -> Option<Finding> {
-    match (a, b) {
-        (Some(a), Some(b)) if b.blast_radius.severity() > a.blast_radius.severity() => Some(b),
-        (Some(a), _) => Some(a),
-        (None, b) => b,
-    }
-}
-
-fn generic(command: &str, reason: impl Into<String>) -> Finding {
-    Finding {
-        blast_radius: Unknown,
-        category: None,
-        reason: reason.into(),
-        command: command.trim().to_owned(),
-    }
-}
-
-fn from_hit(hit: Hit, command: &str) -> Finding {
-    Finding {
-        blast_radius: hit.radius,
-        category: Some(hit.category),
-        reason: format!("{DESTRUCTIVE_REASON_PREFIX}{}", hit.what),
-        command: command.trim().to_owned(),
-    }
-}
-
-fn finding(radius: BlastRadius, category: &'static str, what: String, command: &str) -> Finding {
-    from_hit(Hit::new(radius, category, what), command)
 }
 
 struct Analyzer<'a, 's> {
@@ -389,7 +340,7 @@ impl<'a, 's> Analyzer<'a, 's> {
     }
 
     fn find(&self, args: &[Word], command: &Command<'_>) -> Option<Finding> {
-        let start = wrappers::skip_options(args, "DO", &[]);
+        let start = find_options_end(args);
         let roots: Vec<&Word> = args[start..]
             .iter()
             .take_while(|w| !(w.text.starts_with('-') || w.text == "(" || w.text == "!"))
@@ -398,7 +349,8 @@ impl<'a, 's> Analyzer<'a, 's> {
         let filtered = args.iter().any(|w| FIND_FILTERS.contains(&w.text.as_str()));
         let broad = roots.is_empty()
             || roots.iter().any(|w| match paths::classify(w) {
-                Target::System | Target::Device | Target::Sensitive => true,
+                Target::System => !(filtered && paths::is_scratch(w)),
+                Target::Device | Target::Sensitive => true,
                 Target::Critical => !filtered || w.text.starts_with('/'),
                 Target::Opaque => !filtered,
                 _ => false,
@@ -433,16 +385,16 @@ impl<'a, 's> Analyzer<'a, 's> {
                     found = worse(found, inner);
                 }
                 "-fprint" | "-fprint0" | "-fprintf" | "-fls" => {
-                    let file = args.get(i).map_or("", |w| w.text.as_str());
-                    let what = format!("`find` writes `{file}`");
+                    let file = args.get(i).cloned().unwrap_or_default();
+                    let radius = match paths::classify(&file) {
+                        Target::System | Target::Sensitive | Target::Device => High,
+                        Target::Opaque | Target::Critical => Medium,
+                        _ => BlastRadius::Low,
+                    };
+                    let what = format!("`find` writes `{}`", file.text);
                     found = worse(
                         found,
-                        Some(finding(
-                            BlastRadius::Low,
-                            "fs-overwrite",
-                            what,
-                            command.text,
-                        )),
+                        Some(finding(radius, "fs-overwrite", what, command.text)),
                     );
                 }
                 _ => {}
@@ -557,10 +509,12 @@ fn script_operand<'w>(name: &str, args: &'w [Word]) -> Option<&'w Word> {
         }
         if (text.starts_with('-') || text.starts_with('+')) && text.len() > 1 && !word.opaque {
             let flags = &text[1..];
-            // `-s` reads stdin; `-c`/`-e`/`-m` give code inline.
-            if (wrappers::is_shell(name) && flags.contains('s'))
-                || (!wrappers::is_shell(name) && flags.contains(['c', 'e', 'm', 'E']))
-            {
+            // A shell's `-s` reads the script from stdin; other interpreters' `-c`/`-e`/`-m`
+            // give the code inline.
+            if wrappers::is_shell(name) && flags.contains('s') {
+                return None;
+            }
+            if !wrappers::is_shell(name) && flags.contains(['c', 'e', 'm', 'E']) {
                 return Some(word);
             }
             i += if wrappers::is_shell(name) && flags.contains(['o', 'O']) {
@@ -573,6 +527,21 @@ fn script_operand<'w>(name: &str, args: &'w [Word]) -> Option<&'w Word> {
         return Some(word);
     }
     None
+}
+
+/// `find`'s own leading options (`-H`, `-L`, `-P`, `-D opts`, `-O3`); `-delete` and the like
+/// are expressions, not options.
+fn find_options_end(args: &[Word]) -> usize {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        match word.text.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            text if text.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    i.min(args.len())
 }
 
 /// Marks words holding `mark` (`{}` of `find -exec`, `xargs -I`) as unknown until run time.
@@ -591,157 +560,6 @@ fn root_text(roots: &[&Word]) -> String {
         Some(root) => root.text.clone(),
         None => ".".to_owned(),
     }
-}
-
-/// Applies a wrapper's effect on the inner command's finding.
-fn adjust(
-    found: Option<Finding>,
-    elevates: bool,
-    keeps_safe: bool,
-    command: &str,
-) -> Option<Finding> {
-    if elevates {
-        return Some(match found {
-            None => elevation(Medium, command),
-            Some(f) if f.category.is_none() => Finding {
-                category: Some("privilege-elevation"),
-                reason: "Command runs with elevated privileges.".to_owned(),
-                ..f
-            },
-            // Root widens what a delete or a kill can reach; packages, power and the like
-            // always need root, so elevation says nothing new about them.
-            Some(f)
-                if f.category
-                    .is_some_and(|c| c.starts_with("fs-") || c == "process-kill") =>
-            {
-                Finding {
-                    blast_radius: f.blast_radius.raised(),
-                    ..f
-                }
-            }
-            Some(f) => f,
-        });
-    }
-    if found.is_none() && !keeps_safe {
-        return Some(generic(command, CONFIRMATION_REASON));
-    }
-    found
-}
-
-fn elevation(radius: BlastRadius, command: &str) -> Finding {
-    Finding {
-        blast_radius: radius,
-        category: Some("privilege-elevation"),
-        reason: "Command runs with elevated privileges.".to_owned(),
-        command: command.trim().to_owned(),
-    }
-}
-
-/// A command whose name is only known at run time (`$CMD -rf /`).
-fn computed_name(head: &Word, args: &[Word], command: &str) -> Finding {
-    let destructive = args.iter().any(|w| {
-        let text = w.text.as_str();
-        let cluster = w.is_option() && !text.starts_with("--");
-        (cluster && text.contains(['r', 'R']) && text.contains('f'))
-            || matches!(
-                text,
-                "--no-preserve-root" | "--force" | "--hard" | "--recursive" | "-delete"
-            )
-            || text.starts_with("of=/dev/")
-            || (!w.is_option()
-                && matches!(
-                    paths::classify(w),
-                    Target::Critical | Target::System | Target::Device | Target::Sensitive
-                ))
-    });
-    if destructive {
-        finding(
-            High,
-            "dynamic-command",
-            format!(
-                "command name computed at run time (`{}`) with destructive arguments",
-                head.text
-            ),
-            command,
-        )
-    } else {
-        Finding {
-            category: Some("dynamic-command"),
-            ..generic(
-                command,
-                format!("Command name is computed at run time: `{}`.", head.text),
-            )
-        }
-    }
-}
-
-/// `LD_PRELOAD=… cmd`, `HISTFILE=/dev/null`.
-fn assignment_finding(name: &str, value: &Word, command: &str) -> Option<Finding> {
-    if rules::history_setting_hides(name, &value.text) {
-        return Some(finding(
-            Medium,
-            "history-tamper",
-            format!("`{name}` hides shell history"),
-            command,
-        ));
-    }
-    let injects = matches!(
-        name,
-        "LD_PRELOAD"
-            | "LD_AUDIT"
-            | "DYLD_INSERT_LIBRARIES"
-            | "BASH_ENV"
-            | "ENV"
-            | "PROMPT_COMMAND"
-            | "PERL5OPT"
-            | "NODE_OPTIONS"
-            | "PYTHONSTARTUP"
-            | "GIT_SSH_COMMAND"
-            | "GIT_EXTERNAL_DIFF"
-    );
-    injects.then(|| Finding {
-        category: Some("env-injection"),
-        ..generic(
-            command,
-            format!("Command sets `{name}`, which loads code into the programs it runs."),
-        )
-    })
-}
-
-/// Output redirections onto files.
-fn redirect_finding(redirect: &Redirect<'_>) -> Option<Finding> {
-    let target = &redirect.target;
-    let text = target.text.as_str();
-    let writes = match redirect.op {
-        RedirectOp::Read => false,
-        RedirectOp::Write | RedirectOp::Append => true,
-        RedirectOp::Duplicate => {
-            !(text.is_empty()
-                || text == "-"
-                || text.chars().all(|c| c.is_ascii_digit() || c == '-'))
-        }
-    };
-    if !writes || paths::is_harmless_sink(text) {
-        return None;
-    }
-    let append = redirect.op == RedirectOp::Append;
-    let verb = if append { "appends to" } else { "overwrites" };
-    let what = format!("redirect {verb} `{text}`");
-    let (radius, category) = if paths::is_history_file(target) {
-        (if append { Medium } else { High }, "history-tamper")
-    } else {
-        match paths::classify(target) {
-            Target::Device => (High, "block-device"),
-            Target::System => (High, "fs-overwrite"),
-            Target::Sensitive => (if append { Medium } else { High }, "fs-overwrite"),
-            Target::Critical | Target::Opaque | Target::Glob => (Medium, "fs-overwrite"),
-            Target::HomeChild | Target::Ordinary => (
-                BlastRadius::Low,
-                if append { "fs-write" } else { "fs-overwrite" },
-            ),
-        }
-    };
-    Some(finding(radius, category, what, redirect.text))
 }
 
 /// What `echo`/`printf`/`cat` (with a heredoc) print, when it is static.

@@ -10,11 +10,13 @@
 //! Shape: [`script`] turns source text into a small owned model (simple commands with evaluated
 //! words, redirections, pipelines, functions); [`analyzer`] walks that model, peeling wrappers
 //! ([`wrappers`]) and asking the destructive taxonomy ([`rules`]) and the read-only set
-//! ([`safe`]) about each command. The verdict for a whole command is its most severe finding.
+//! ([`safe`]) about each command; [`findings`] words and combines the results. The verdict for a
+//! whole command is its most severe finding.
 //! Classification never fails: anything we cannot read (syntax errors, computed command names,
 //! nesting too deep) asks for confirmation.
 
 mod analyzer;
+mod findings;
 mod parser;
 mod paths;
 mod rules;

@@ -246,6 +246,16 @@ pub(crate) fn classify(word: &Word) -> Target {
     }
 }
 
+/// `/tmp`, `/var/tmp` and what is under them.
+pub(crate) fn is_scratch(word: &Word) -> bool {
+    let parsed = parse(&word.text);
+    parsed.absolute
+        && matches!(
+            parsed.components.as_slice(),
+            ["tmp", ..] | ["var", "tmp", ..]
+        )
+}
+
 /// Output sinks that lose or pass through data without touching a file.
 pub(crate) fn is_harmless_sink(text: &str) -> bool {
     matches!(

@@ -8,8 +8,8 @@
 
 use crate::paths;
 use crate::rules::Args;
-use crate::rules::containers::{docker_subcommand, kubectl_subcommand};
-use crate::rules::vcs::git_subcommand;
+use crate::rules::containers::{compose_read_only, docker_read_only, kubectl_read_only};
+use crate::rules::vcs::git_read_only;
 
 /// Read-only whatever their arguments.
 const ALWAYS: &[&str] = &[
@@ -224,10 +224,10 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>) -> bool {
             .iter()
             .all(|w| paths::is_harmless_sink(&w.text)),
         "yq" => !args.flag('i', "inplace"),
-        "git" => git(args),
-        "docker" | "podman" | "nerdctl" => docker(args),
-        "docker-compose" | "podman-compose" => compose(args),
-        "kubectl" | "oc" | "k" => kubectl(args),
+        "git" => git_read_only(args),
+        "docker" | "podman" | "nerdctl" => docker_read_only(args),
+        "docker-compose" | "podman-compose" => compose_read_only(args),
+        "kubectl" | "oc" | "k" => kubectl_read_only(args),
         "cargo" => cargo(args),
         "go" => go(args),
         "npm" => npm(args),
@@ -316,230 +316,6 @@ fn first_is(args: Args<'_>, allowed: &[&str]) -> bool {
     args.subcommand()
         .is_some_and(|(sub, _)| allowed.contains(&sub))
         || is_version_query(args)
-}
-
-fn git(args: Args<'_>) -> bool {
-    let Some((sub, rest)) = git_subcommand(args) else {
-        return args.has("--version") || args.has("--help");
-    };
-    // `-c key=value` before the subcommand can define aliases and hooks that run anything.
-    let globals = &args.words()[..args.words().len() - rest.words().len() - 1];
-    if globals
-        .iter()
-        .any(|w| w.text == "-c" || w.text.starts_with("--config-env"))
-    {
-        return false;
-    }
-    match sub {
-        "status" | "blame" | "ls-files" | "ls-tree" | "ls-remote" | "rev-parse" | "rev-list"
-        | "describe" | "shortlog" | "cat-file" | "grep" | "show-ref" | "merge-base"
-        | "name-rev" | "count-objects" | "check-ignore" | "check-attr" | "for-each-ref" | "var"
-        | "version" | "help" | "cherry" | "diff-tree" | "diff-files" | "diff-index"
-        | "show-branch" | "verify-commit" | "verify-tag" | "range-diff" => true,
-        "diff" | "log" | "show" | "whatchanged" => !rest.long("output"),
-        "branch" => git_branch_lists(rest),
-        "tag" => {
-            let mutating = rest.words().iter().any(|w| {
-                matches!(
-                    w.text.as_str(),
-                    "-d" | "-a"
-                        | "-s"
-                        | "-f"
-                        | "-m"
-                        | "-F"
-                        | "-u"
-                        | "--delete"
-                        | "--annotate"
-                        | "--sign"
-                        | "--force"
-                        | "--message"
-                        | "--file"
-                )
-            });
-            !mutating && (rest.is_empty() || rest.flag('l', "list"))
-        }
-        "remote" => {
-            rest.words()
-                .iter()
-                .all(|w| matches!(w.text.as_str(), "-v" | "--verbose"))
-                || rest
-                    .subcommand()
-                    .is_some_and(|(s, _)| matches!(s, "show" | "get-url"))
-        }
-        "config" => git_config_reads(rest),
-        "stash" => rest
-            .subcommand()
-            .is_some_and(|(s, _)| matches!(s, "list" | "show")),
-        "worktree" => rest.subcommand().is_some_and(|(s, _)| s == "list"),
-        "submodule" => {
-            rest.is_empty()
-                || rest
-                    .subcommand()
-                    .is_some_and(|(s, _)| matches!(s, "status" | "summary"))
-        }
-        "reflog" => rest
-            .subcommand()
-            .is_none_or(|(s, _)| matches!(s, "show" | "exists")),
-        "notes" => rest
-            .subcommand()
-            .is_none_or(|(s, _)| matches!(s, "list" | "show")),
-        _ => false,
-    }
-}
-
-fn git_branch_lists(rest: Args<'_>) -> bool {
-    let mutating = rest.words().iter().any(|w| {
-        let text = w.text.as_str();
-        (w.is_option()
-            && !text.starts_with("--")
-            && text[1..].contains(['d', 'D', 'm', 'M', 'c', 'C', 'f', 'u', 't']))
-            || [
-                "--delete",
-                "--move",
-                "--copy",
-                "--force",
-                "--set-upstream-to",
-                "--unset-upstream",
-                "--edit-description",
-                "--track",
-                "--no-track",
-                "--create-reflog",
-            ]
-            .iter()
-            .any(|f| text.starts_with(f))
-    });
-    let listing = rest.flag('l', "list")
-        || [
-            "--contains",
-            "--no-contains",
-            "--merged",
-            "--no-merged",
-            "--points-at",
-        ]
-        .iter()
-        .any(|f| rest.long(&f[2..]));
-    !mutating && (rest.operands().is_empty() || listing)
-}
-
-fn git_config_reads(rest: Args<'_>) -> bool {
-    let writes = [
-        "--unset",
-        "--unset-all",
-        "--add",
-        "--replace-all",
-        "--remove-section",
-        "--rename-section",
-        "--edit",
-        "-e",
-    ]
-    .iter()
-    .any(|f| rest.has(f))
-        || rest.subcommand().is_some_and(|(s, _)| {
-            matches!(
-                s,
-                "set" | "unset" | "edit" | "rename-section" | "remove-section"
-            )
-        });
-    if writes {
-        return false;
-    }
-    let reads = [
-        "--get",
-        "--get-all",
-        "--get-regexp",
-        "--get-urlmatch",
-        "--list",
-        "-l",
-    ]
-    .iter()
-    .any(|f| rest.has(f))
-        || rest
-            .subcommand()
-            .is_some_and(|(s, _)| matches!(s, "get" | "list"));
-    // `git config key` (one operand, no value) is a read.
-    let operands = rest.operands().len();
-    reads || operands == 1 || (operands == 0 && rest.has("--show-origin"))
-}
-
-fn docker(args: Args<'_>) -> bool {
-    let Some((sub, rest)) = docker_subcommand(args) else {
-        return args.has("--version") || args.has("-v");
-    };
-    let follows = rest.flag('f', "follow");
-    match sub {
-        "ps" | "images" | "inspect" | "version" | "info" | "top" | "port" | "diff" | "history"
-        | "search" => true,
-        "logs" => !follows,
-        "stats" => rest.long("no-stream"),
-        "container" | "image" | "volume" | "network" | "system" | "context" | "buildx" => {
-            let Some((action, inner)) = rest.subcommand() else {
-                return false;
-            };
-            match (sub, action) {
-                ("container", "logs") => !inner.flag('f', "follow"),
-                ("container", "stats") => inner.long("no-stream"),
-                ("container", "ls" | "list" | "ps" | "inspect" | "top" | "port" | "diff")
-                | ("image", "ls" | "list" | "inspect" | "history")
-                | ("volume" | "network", "ls" | "list" | "inspect")
-                | ("system", "df" | "info")
-                | ("context", "ls" | "list" | "show" | "inspect")
-                | ("buildx", "ls" | "version" | "inspect") => true,
-                _ => false,
-            }
-        }
-        "compose" => compose(rest),
-        _ => false,
-    }
-}
-
-fn compose(args: Args<'_>) -> bool {
-    let words = args.words();
-    let mut i = 0;
-    while let Some(word) = words.get(i) {
-        match word.text.as_str() {
-            "-f"
-            | "--file"
-            | "-p"
-            | "--project-name"
-            | "--profile"
-            | "--env-file"
-            | "--project-directory" => i += 2,
-            text if text.starts_with('-') => i += 1,
-            "logs" => return !Args(&words[i + 1..]).flag('f', "follow"),
-            text => {
-                return matches!(
-                    text,
-                    "ps" | "ls" | "config" | "images" | "version" | "top" | "port"
-                );
-            }
-        }
-    }
-    false
-}
-
-fn kubectl(args: Args<'_>) -> bool {
-    let Some((sub, rest)) = kubectl_subcommand(args) else {
-        return false;
-    };
-    match sub {
-        "get" => !rest.flag('w', "watch") && !rest.long("watch-only"),
-        "logs" => !rest.flag('f', "follow"),
-        "describe" | "top" | "version" | "api-resources" | "api-versions" | "cluster-info"
-        | "explain" => true,
-        "config" => rest.subcommand().is_some_and(|(s, _)| {
-            matches!(
-                s,
-                "view" | "get-contexts" | "current-context" | "get-clusters" | "get-users"
-            )
-        }),
-        "auth" => rest
-            .subcommand()
-            .is_some_and(|(s, _)| matches!(s, "can-i" | "whoami")),
-        "rollout" => rest
-            .subcommand()
-            .is_some_and(|(s, _)| matches!(s, "status" | "history")),
-        _ => false,
-    }
 }
 
 /// Builds and tests write only to `target/` and are what an agent runs all day; `fmt` and

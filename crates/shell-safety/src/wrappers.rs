@@ -5,6 +5,8 @@
 //! see the real command. Wrappers that take a shell string instead (`bash -c`, `eval`, `su -c`,
 //! `watch`, `ssh host cmd`, `trap`) hand back the text to be parsed again.
 
+use crate::rules::Args;
+use crate::rules::containers::{docker_subcommand, kubectl_subcommand};
 use crate::word::{Word, command_name};
 
 /// What a wrapper runs.
@@ -306,13 +308,58 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
         }
         "ssh" => {
             let start = skip_options(args, "BbcDEeFIiJLlmOoPpQRSWw", &[]);
-            let remote = args.get(start + 1..).unwrap_or(&[]);
+            let mut remote = args.get(start + 1..).unwrap_or(&[]);
+            if remote.first().is_some_and(|w| w.text == "--") {
+                remote = &remote[1..];
+            }
             or_bare(script_of(remote, false, false), false, false)
+        }
+        "docker" | "podman" | "nerdctl" => return container_exec(args),
+        "docker-compose" | "podman-compose" => {
+            return Args(args)
+                .subcommand()
+                .filter(|(sub, _)| *sub == "exec")
+                .and_then(|(_, rest)| {
+                    exec_in(rest.words(), "euw", &["env", "user", "workdir", "index"])
+                });
+        }
+        "kubectl" | "oc" => {
+            // `kubectl exec POD [-c C] -- cmd…`: the command follows `--`.
+            let (sub, rest) = kubectl_subcommand(Args(args))?;
+            let words = rest.words();
+            let dashes = words.iter().position(|w| w.text == "--")?;
+            return (sub == "exec").then(|| safe_exec(&words[dashes + 1..]));
         }
         shell if is_shell(shell) => return shell_script(args),
         _ => return None,
     };
     Some(wrap)
+}
+
+/// `docker exec [opts] CONTAINER cmd…` and `docker compose exec [opts] SERVICE cmd…`: the
+/// command runs inside the container, but it still runs.
+fn container_exec(args: &[Word]) -> Option<Wrap<'_>> {
+    let (sub, rest) = docker_subcommand(Args(args))?;
+    match sub {
+        "exec" => exec_in(
+            rest.words(),
+            "euw",
+            &["env", "user", "workdir", "env-file", "detach-keys"],
+        ),
+        "compose" => {
+            let (action, inner) = rest.subcommand()?;
+            (action == "exec")
+                .then(|| exec_in(inner.words(), "euw", &["env", "user", "workdir", "index"]))
+                .flatten()
+        }
+        _ => None,
+    }
+}
+
+/// Skips options, then the container or service name; the rest is the command.
+fn exec_in<'a>(words: &'a [Word], short_values: &str, long_values: &[&str]) -> Option<Wrap<'a>> {
+    let start = skip_options(words, short_values, long_values);
+    Some(safe_exec(words.get(start + 1..).unwrap_or(&[])))
 }
 
 /// `bash [opts] -c 'script' [arg0 args…]`: the script is the first operand after the options.

@@ -1,5 +1,5 @@
 //! Container, cluster and cloud deletions: docker/podman, compose, kubectl, helm, terraform and
-//! the cloud CLIs.
+//! the cloud CLIs; plus which docker and kubectl commands only read.
 //!
 //! Docker categories keep the reference's names (`dk-container-del`, `dk-volume-del`,
 //! `dk-multi-del`, `dk-compose`, …). Volumes hold data and rate high; images and networks are
@@ -304,4 +304,88 @@ fn cloud(tool: &str, args: Args<'_>) -> Option<Hit> {
             format!("`{}` deletes cloud resources", render(tool, args)),
         )
     })
+}
+
+/// Whether a docker command only reads (`ps`, `images`, `logs` without `-f`, …).
+pub(crate) fn docker_read_only(args: Args<'_>) -> bool {
+    let Some((sub, rest)) = docker_subcommand(args) else {
+        return args.has("--version") || args.has("-v");
+    };
+    let follows = rest.flag('f', "follow");
+    match sub {
+        "ps" | "images" | "inspect" | "version" | "info" | "top" | "port" | "diff" | "history"
+        | "search" => true,
+        "logs" => !follows,
+        "stats" => rest.long("no-stream"),
+        "container" | "image" | "volume" | "network" | "system" | "context" | "buildx" => {
+            let Some((action, inner)) = rest.subcommand() else {
+                return false;
+            };
+            match (sub, action) {
+                ("container", "logs") => !inner.flag('f', "follow"),
+                ("container", "stats") => inner.long("no-stream"),
+                ("container", "ls" | "list" | "ps" | "inspect" | "top" | "port" | "diff")
+                | ("image", "ls" | "list" | "inspect" | "history")
+                | ("volume" | "network", "ls" | "list" | "inspect")
+                | ("system", "df" | "info")
+                | ("context", "ls" | "list" | "show" | "inspect")
+                | ("buildx", "ls" | "version" | "inspect") => true,
+                _ => false,
+            }
+        }
+        "compose" => compose_read_only(rest),
+        _ => false,
+    }
+}
+
+/// Whether a compose command only reads.
+pub(crate) fn compose_read_only(args: Args<'_>) -> bool {
+    let words = args.words();
+    let mut i = 0;
+    while let Some(word) = words.get(i) {
+        match word.text.as_str() {
+            "-f"
+            | "--file"
+            | "-p"
+            | "--project-name"
+            | "--profile"
+            | "--env-file"
+            | "--project-directory" => i += 2,
+            text if text.starts_with('-') => i += 1,
+            "logs" => return !Args(&words[i + 1..]).flag('f', "follow"),
+            text => {
+                return matches!(
+                    text,
+                    "ps" | "ls" | "config" | "images" | "version" | "top" | "port"
+                );
+            }
+        }
+    }
+    false
+}
+
+/// Whether a kubectl command only reads (`get`, `describe`, `logs` without `-f`, …).
+pub(crate) fn kubectl_read_only(args: Args<'_>) -> bool {
+    let Some((sub, rest)) = kubectl_subcommand(args) else {
+        return false;
+    };
+    match sub {
+        "get" => !rest.flag('w', "watch") && !rest.long("watch-only"),
+        "logs" => !rest.flag('f', "follow"),
+        "describe" | "top" | "version" | "api-resources" | "api-versions" | "cluster-info"
+        | "explain" => true,
+        "config" => rest.subcommand().is_some_and(|(s, _)| {
+            matches!(
+                s,
+                "view" | "get-contexts" | "current-context" | "get-clusters" | "get-users"
+            )
+        }),
+        "auth" => rest
+            .subcommand()
+            .is_some_and(|(s, _)| matches!(s, "can-i" | "whoami")),
+        "rollout" => rest
+            .subcommand()
+            .is_some_and(|(s, _)| matches!(s, "status" | "history")),
+        _ => false,
+    }
 }

@@ -8,6 +8,7 @@ use super::{Args, Hit, render};
 use crate::BlastRadius::{self, High, Low, Medium};
 use crate::paths::{self, Target};
 use crate::word::Word;
+use crate::wrappers;
 
 pub(super) fn check(name: &str, args: Args<'_>) -> Option<Hit> {
     match name {
@@ -22,6 +23,7 @@ pub(super) fn check(name: &str, args: Args<'_>) -> Option<Hit> {
         "ln" => ln(args),
         "tee" => tee(args),
         "rsync" => rsync(args),
+        "curl" | "wget" => download_onto(name, args),
         "chmod" => Some(chmod(args)),
         "chown" | "chgrp" => Some(chown(name, args)),
         "setfacl" => Some(acl(name, args)),
@@ -32,10 +34,16 @@ pub(super) fn check(name: &str, args: Args<'_>) -> Option<Hit> {
 
 /// The operand with the most critical target.
 fn worst<'a>(operands: &[&'a Word]) -> Option<(Target, &'a Word)> {
+    // Keep the first of equally critical operands, so the reason names it.
     operands
         .iter()
-        .map(|w| (paths::classify(w), *w))
-        .max_by_key(|(target, _)| *target)
+        .fold(None, |best: Option<(Target, &'a Word)>, w| {
+            let target = paths::classify(w);
+            match best {
+                Some((t, _)) if t >= target => best,
+                _ => Some((target, *w)),
+            }
+        })
 }
 
 fn rm(args: Args<'_>) -> Hit {
@@ -186,6 +194,28 @@ fn copy_onto(name: &str, args: Args<'_>) -> Option<Hit> {
         )),
         _ => None,
     }
+}
+
+/// `curl -o /usr/local/bin/x`, `wget -O /etc/…`: a download written over a system path.
+fn download_onto(name: &str, args: Args<'_>) -> Option<Hit> {
+    let flag = if name == "wget" {
+        ('O', "output-document")
+    } else {
+        ('o', "output")
+    };
+    let file = wrappers::option_value(args.words(), flag.0, flag.1)?;
+    let word = Word::literal(&file);
+    matches!(
+        paths::classify(&word),
+        Target::System | Target::Sensitive | Target::Device
+    )
+    .then(|| {
+        Hit::new(
+            High,
+            "fs-overwrite",
+            format!("`{name}` downloads over `{file}`"),
+        )
+    })
 }
 
 fn mv(args: Args<'_>) -> Option<Hit> {

@@ -356,7 +356,7 @@ fn database(name: &str, args: Args<'_>, ctx: Context<'_>) -> Option<Hit> {
     Some(Hit::new(
         radius,
         category,
-        format!("SQL `{statement}` via {}", shown()),
+        format!("SQL `{statement}` via `{name}`"),
     ))
 }
 

@@ -1,4 +1,4 @@
-//! Destructive git (and GitHub CLI) operations.
+//! Git (and the GitHub CLI): which operations lose work and which only read.
 //!
 //! Git keeps almost everything recoverable through the reflog; what it cannot bring back is
 //! uncommitted work (`reset --hard`, `checkout -- .`, `clean -fdx`), other people's commits on a
@@ -236,4 +236,148 @@ fn gh(args: Args<'_>) -> Option<Hit> {
         }
         _ => None,
     }
+}
+
+/// Whether a git command only reads (`status`, `log`, `branch` listing, `config --get`).
+pub(crate) fn git_read_only(args: Args<'_>) -> bool {
+    let Some((sub, rest)) = git_subcommand(args) else {
+        return args.has("--version") || args.has("--help");
+    };
+    // `-c key=value` before the subcommand can define aliases and hooks that run anything.
+    let globals = &args.words()[..args.words().len() - rest.words().len() - 1];
+    if globals
+        .iter()
+        .any(|w| w.text == "-c" || w.text.starts_with("--config-env"))
+    {
+        return false;
+    }
+    match sub {
+        "status" | "blame" | "ls-files" | "ls-tree" | "ls-remote" | "rev-parse" | "rev-list"
+        | "describe" | "shortlog" | "cat-file" | "grep" | "show-ref" | "merge-base"
+        | "name-rev" | "count-objects" | "check-ignore" | "check-attr" | "for-each-ref" | "var"
+        | "version" | "help" | "cherry" | "diff-tree" | "diff-files" | "diff-index"
+        | "show-branch" | "verify-commit" | "verify-tag" | "range-diff" => true,
+        "diff" | "log" | "show" | "whatchanged" => !rest.long("output"),
+        "branch" => git_branch_lists(rest),
+        "tag" => {
+            let mutating = rest.words().iter().any(|w| {
+                matches!(
+                    w.text.as_str(),
+                    "-d" | "-a"
+                        | "-s"
+                        | "-f"
+                        | "-m"
+                        | "-F"
+                        | "-u"
+                        | "--delete"
+                        | "--annotate"
+                        | "--sign"
+                        | "--force"
+                        | "--message"
+                        | "--file"
+                )
+            });
+            !mutating && (rest.is_empty() || rest.flag('l', "list"))
+        }
+        "remote" => {
+            rest.words()
+                .iter()
+                .all(|w| matches!(w.text.as_str(), "-v" | "--verbose"))
+                || rest
+                    .subcommand()
+                    .is_some_and(|(s, _)| matches!(s, "show" | "get-url"))
+        }
+        "config" => git_config_reads(rest),
+        "stash" => rest
+            .subcommand()
+            .is_some_and(|(s, _)| matches!(s, "list" | "show")),
+        "worktree" => rest.subcommand().is_some_and(|(s, _)| s == "list"),
+        "submodule" => {
+            rest.is_empty()
+                || rest
+                    .subcommand()
+                    .is_some_and(|(s, _)| matches!(s, "status" | "summary"))
+        }
+        "reflog" => rest
+            .subcommand()
+            .is_none_or(|(s, _)| matches!(s, "show" | "exists")),
+        "notes" => rest
+            .subcommand()
+            .is_none_or(|(s, _)| matches!(s, "list" | "show")),
+        _ => false,
+    }
+}
+
+fn git_branch_lists(rest: Args<'_>) -> bool {
+    let mutating = rest.words().iter().any(|w| {
+        let text = w.text.as_str();
+        (w.is_option()
+            && !text.starts_with("--")
+            && text[1..].contains(['d', 'D', 'm', 'M', 'c', 'C', 'f', 'u', 't']))
+            || [
+                "--delete",
+                "--move",
+                "--copy",
+                "--force",
+                "--set-upstream-to",
+                "--unset-upstream",
+                "--edit-description",
+                "--track",
+                "--no-track",
+                "--create-reflog",
+            ]
+            .iter()
+            .any(|f| text.starts_with(f))
+    });
+    let listing = rest.flag('l', "list")
+        || [
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+        ]
+        .iter()
+        .any(|f| rest.long(&f[2..]));
+    !mutating && (rest.operands().is_empty() || listing)
+}
+
+fn git_config_reads(rest: Args<'_>) -> bool {
+    let writes = [
+        "--unset",
+        "--unset-all",
+        "--add",
+        "--replace-all",
+        "--remove-section",
+        "--rename-section",
+        "--edit",
+        "-e",
+    ]
+    .iter()
+    .any(|f| rest.has(f))
+        || rest.subcommand().is_some_and(|(s, _)| {
+            matches!(
+                s,
+                "set" | "unset" | "edit" | "rename-section" | "remove-section"
+            )
+        });
+    if writes {
+        return false;
+    }
+    let reads = [
+        "--get",
+        "--get-all",
+        "--get-regexp",
+        "--get-urlmatch",
+        "--list",
+        "-l",
+    ]
+    .iter()
+    .any(|f| rest.has(f))
+        || rest
+            .subcommand()
+            .is_some_and(|(s, _)| matches!(s, "get" | "list"));
+    // `git config key` (one operand, no value) is a read.
+    let operands = rest.operands().len();
+    reads || operands == 1 || (operands == 0 && rest.has("--show-origin"))
 }
