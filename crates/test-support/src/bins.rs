@@ -19,9 +19,15 @@ pub fn target_profile_dir() -> PathBuf {
 fn ensure_built(package: &str, bin: &str) -> PathBuf {
     let path = target_profile_dir().join(bin);
     if !path.exists() {
-        let target_dir = target_profile_dir().parent().map(Path::to_path_buf).unwrap_or_default();
+        let target_dir = target_profile_dir()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        #[expect(clippy::disallowed_methods, reason = "test support builds a fixture binary")]
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "test support builds a fixture binary"
+        )]
         let status = std::process::Command::new(cargo)
             .args(["build", "--quiet", "-p", package, "--bin", bin])
             .env("CARGO_TARGET_DIR", target_dir)
