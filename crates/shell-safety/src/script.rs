@@ -7,6 +7,8 @@
 //! command because of where it was written. Recursion over the tree is bounded; a deeper tree is
 //! reported as [`Script::too_deep`] rather than risking the stack.
 
+use std::collections::{HashMap, HashSet};
+
 use tree_sitter::Node;
 
 use crate::word::{self, Word};
@@ -106,6 +108,8 @@ pub(crate) fn build(source: &str) -> Result<Script<'_>, Error> {
             has_error: root.has_error(),
             ..Script::default()
         },
+        fetching: fetching_substitutions(root, source),
+        resolved: HashMap::new(),
     };
     let mut cursor = root.walk();
     builder.script.statements = root
@@ -118,6 +122,11 @@ pub(crate) fn build(source: &str) -> Result<Script<'_>, Error> {
 
 struct Builder<'s> {
     script: Script<'s>,
+    /// Ids of substitution nodes with a downloader somewhere inside.
+    fetching: HashSet<usize>,
+    /// `$(echo …)` resolutions by node id: nested substitutions are evaluated once, not once
+    /// per enclosing level.
+    resolved: HashMap<usize, Option<String>>,
 }
 
 impl<'s> Builder<'s> {
@@ -125,11 +134,12 @@ impl<'s> Builder<'s> {
         self.script.source.get(node.byte_range()).unwrap_or("")
     }
 
+    /// Whether `depth` is past the limit; only that branch is skipped, so a command after a
+    /// pathological one is still seen.
     fn deep(&mut self, depth: usize) -> bool {
-        if depth > MAX_TREE_DEPTH {
-            self.script.too_deep = true;
-        }
-        self.script.too_deep
+        let deep = depth > MAX_TREE_DEPTH;
+        self.script.too_deep |= deep;
+        deep
     }
 
     fn walk(&mut self, node: Node<'_>, depth: usize) {
@@ -418,7 +428,14 @@ impl<'s> Builder<'s> {
             "command_substitution" | "process_substitution" => {
                 word.computed = true;
                 let resolved = if node.kind() == "command_substitution" {
-                    self.resolve_echo(node, depth)
+                    match self.resolved.get(&node.id()) {
+                        Some(known) => known.clone(),
+                        None => {
+                            let value = self.resolve_echo(node, depth);
+                            self.resolved.insert(node.id(), value.clone());
+                            value
+                        }
+                    }
                 } else {
                     None
                 };
@@ -429,10 +446,7 @@ impl<'s> Builder<'s> {
                         word.text.push_str(src);
                     }
                 }
-                let source = self.script.source;
-                word.fetches |= subtree_any(node, |n| {
-                    n.kind() == "command" && runs_downloader(n, source)
-                });
+                word.fetches |= self.fetching.contains(&node.id());
             }
             "brace_expression" => {
                 word.glob = true;
@@ -539,8 +553,15 @@ fn runs_downloader(command: Node<'_>, source: &str) -> bool {
     let mut cursor = command.walk();
     let mut more = cursor.goto_first_child();
     while more {
-        if matches!(cursor.field_name(), Some("name" | "argument")) {
-            let cleaned: String = src_of(source, cursor.node())
+        let node = cursor.node();
+        // Only short literal words can name a program; skipping the rest keeps this linear
+        // when arguments are themselves long nested substitutions.
+        let literal = matches!(
+            node.kind(),
+            "command_name" | "word" | "raw_string" | "string"
+        ) && node.byte_range().len() <= 64;
+        if matches!(cursor.field_name(), Some("name" | "argument")) && literal {
+            let cleaned: String = src_of(source, node)
                 .chars()
                 .filter(|c| !matches!(c, '\\' | '\'' | '"'))
                 .collect();
@@ -553,6 +574,44 @@ fn runs_downloader(command: Node<'_>, source: &str) -> bool {
     };
     rules::is_downloader(first)
         || (wrappers::is_prefix_wrapper(first) && rest.iter().any(|n| rules::is_downloader(n)))
+}
+
+/// Substitutions (`$(…)`, `<(…)`) that run a downloader anywhere inside, found in one pass:
+/// each downloader marks its enclosing substitutions, innermost first, stopping at one already
+/// marked (everything outside it is marked too).
+fn fetching_substitutions(root: Node<'_>, source: &str) -> HashSet<usize> {
+    let is_substitution =
+        |n: Node<'_>| matches!(n.kind(), "command_substitution" | "process_substitution");
+    let mut marked = HashSet::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if is_substitution(node) {
+            open.push(node.id());
+        }
+        if node.kind() == "command" && !open.is_empty() && runs_downloader(node, source) {
+            for id in open.iter().rev() {
+                if !marked.insert(*id) {
+                    break;
+                }
+            }
+        }
+        if cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if is_substitution(cursor.node()) {
+                open.pop();
+            }
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return marked;
+            }
+        }
+    }
 }
 
 /// Pre-order search of a subtree without recursion.
