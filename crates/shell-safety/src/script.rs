@@ -201,7 +201,9 @@ impl<'s> Builder<'s> {
                     command.assignments.push(self.assignment(child, depth + 1));
                 }
                 (_, "herestring_redirect") => {
-                    command.stdin_text = Some(self.herestring(child, depth + 1));
+                    let stdin = self.herestring(child, depth + 1);
+                    command.stdin_fetches |= stdin.fetches;
+                    command.stdin_text = Some(stdin.text);
                 }
                 _ => {}
             }
@@ -255,12 +257,12 @@ impl<'s> Builder<'s> {
         Assignment { name, value }
     }
 
-    fn herestring(&mut self, node: Node<'_>, depth: usize) -> String {
+    fn herestring(&mut self, node: Node<'_>, depth: usize) -> Word {
         let mut cursor = node.walk();
         let mut words = node.named_children(&mut cursor);
         words
             .next()
-            .map(|w| self.word(w, depth + 1).text)
+            .map(|w| self.word(w, depth + 1))
             .unwrap_or_default()
     }
 
@@ -278,7 +280,8 @@ impl<'s> Builder<'s> {
                 "herestring_redirect" => {
                     let stdin = self.herestring(child, depth + 1);
                     if let Some(command) = body.and_then(|i| self.script.commands.get_mut(i)) {
-                        command.stdin_text = Some(stdin);
+                        command.stdin_fetches |= stdin.fetches;
+                        command.stdin_text = Some(stdin.text);
                     }
                     self.walk(child, depth + 1);
                 }
