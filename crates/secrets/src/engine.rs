@@ -1,11 +1,15 @@
 //! The compiled rule set and the per-call search.
 //!
-//! Compiled once in a `LazyLock`. A call makes one overlapping aho-corasick pass over the text
-//! to find keyword occurrences; each occurrence opens a window of `reach` bytes on both sides
-//! for the rules that own the keyword (`reach` is the longest text a rule's regex can match, so
-//! every match containing that occurrence fits inside). Windows of one rule are merged and its
-//! regex runs only inside them. Text with no keywords therefore costs one automaton pass, and
-//! text with a few costs a few short regex searches instead of dozens of full-text scans.
+//! Compiled once in a `LazyLock`. A call makes one pass of the keyword automaton over the text
+//! (see `keywords.rs`), then for each keyword occurrence and each rule owning the keyword:
+//!
+//! - [`Anchor::Window`] rules (vendor tokens, rare keywords) get a window of `reach` bytes on
+//!   both sides, `reach` being the longest text the regex can match, so every match containing
+//!   the occurrence fits inside. A rule's windows are merged and its regex scans only them.
+//! - Anchored rules (key-name rules on common words such as `token`) try a single match at one
+//!   position derived from the occurrence, and assignment rules first check in a few bytes that
+//!   the name is followed by `:` or `=`. On ordinary code most occurrences stop there, which is
+//!   what keeps keyword-dense text fast.
 //!
 //! Why a window never changes a verdict: every match contains a keyword occurrence and is at
 //! most `reach` long, so it lies inside that occurrence's window; and a search cut off at the
@@ -13,11 +17,16 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
 use regex::{CaptureLocations, Regex};
 
+use crate::keywords::Keywords;
 use crate::value;
-use crate::{Finding, Rule, SecretsError, rules};
+use crate::{Anchor, Finding, Rule, SecretsError, rules};
+
+/// Furthest a [`Anchor::LineStart`] rule's line may start before its keyword.
+const LINE_LEAD: usize = 128;
+/// Furthest a [`Anchor::WordStart`] rule's word may start before its keyword.
+const WORD_LEAD: usize = 96;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(rules::RULES));
 
@@ -32,11 +41,14 @@ struct CompiledRule {
     rule: &'static Rule,
     /// Position of `rule` in the table: lower wins ties between equal spans.
     index: usize,
+    /// The pattern as written (windowed search), or `\A`-anchored (anchored search).
     regex: Regex,
     /// Capture slot of the `secret` group, if the rule has one.
     secret_group: Option<usize>,
-    /// Longest text in bytes the regex can match: the half-width of a keyword window.
+    /// Half-width of a keyword window (windowed rules only).
     reach: usize,
+    /// Bytes every match starts with (anchored rules only; often empty).
+    prefix: Vec<u8>,
 }
 
 /// All compiled rules plus the keyword automaton that selects them.
@@ -44,7 +56,7 @@ struct CompiledRule {
 pub(crate) struct Engine {
     rules: Vec<CompiledRule>,
     /// `None` only if the automaton failed to build; then every rule scans the whole text.
-    keywords: Option<AhoCorasick>,
+    keywords: Option<Keywords>,
     /// For each automaton pattern, the positions in `rules` that own that keyword.
     owners: Vec<Vec<usize>>,
     problems: Vec<SecretsError>,
@@ -57,6 +69,17 @@ struct Candidate {
     end: usize,
     rule: usize,
     rule_id: &'static str,
+}
+
+/// Per-call scratch space for one rule.
+#[derive(Debug, Default)]
+struct RuleState {
+    /// Merged windows, for windowed rules.
+    windows: Vec<(usize, usize)>,
+    /// Last position tried, for anchored rules (occurrences of several keywords often map to
+    /// the same anchor).
+    last_anchor: Option<usize>,
+    locs: Option<CaptureLocations>,
 }
 
 impl Engine {
@@ -89,11 +112,8 @@ impl Engine {
                 }
             }
         }
-        let keywords = AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&patterns)
-            .map_err(|err| problems.push(err.into()))
+        let keywords = Keywords::new(&patterns)
+            .map_err(|err| problems.push(err))
             .ok();
 
         Self {
@@ -114,52 +134,124 @@ impl Engine {
         }
         let mut candidates = Vec::new();
         match &self.keywords {
-            Some(automaton) => {
-                let windows = self.windows(automaton, text);
-                for (position, spans) in windows.iter().enumerate() {
-                    let mut locations = None;
-                    for &(lo, hi) in spans {
-                        let compiled = &self.rules[position];
-                        let locs =
-                            locations.get_or_insert_with(|| compiled.regex.capture_locations());
-                        scan(compiled, text, lo, hi, locs, &mut candidates);
-                    }
-                }
-            }
+            Some(keywords) => self.search(keywords, text, &mut candidates),
             None => {
                 for compiled in &self.rules {
                     let mut locs = compiled.regex.capture_locations();
-                    scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
+                    if compiled.rule.anchor == Anchor::Window {
+                        scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
+                    } else {
+                        for (at, _) in text.char_indices() {
+                            anchored(compiled, text, at, &mut locs, &mut candidates);
+                        }
+                    }
                 }
             }
         }
         collapse(candidates)
     }
 
-    /// Merged keyword windows per rule (indexed like `self.rules`), as `char`-aligned ranges.
-    fn windows(&self, automaton: &AhoCorasick, text: &str) -> Vec<Vec<(usize, usize)>> {
-        let mut windows: Vec<Vec<(usize, usize)>> = Vec::new();
-        for hit in automaton.find_overlapping_iter(text) {
-            if windows.is_empty() {
-                windows.resize_with(self.rules.len(), Vec::new);
-            }
-            for &position in &self.owners[hit.pattern().as_usize()] {
-                let reach = self.rules[position].reach;
-                let lo = text.floor_char_boundary(hit.start().saturating_sub(reach));
-                let hi = text.ceil_char_boundary(hit.end().saturating_add(reach));
-                let spans = &mut windows[position];
-                // Hits arrive by end position and a rule's windows share one reach, so a new
-                // window either overlaps the last one or lies after it.
-                match spans.last_mut() {
-                    Some(last) if lo <= last.1 => {
-                        last.0 = last.0.min(lo);
-                        last.1 = last.1.max(hi);
-                    }
-                    _ => spans.push((lo, hi)),
+    /// Keyword pass: runs anchored rules at once and collects windows for the others, then
+    /// scans the windows.
+    fn search(&self, keywords: &Keywords, text: &str, out: &mut Vec<Candidate>) {
+        let hits = keywords.hits(text);
+        if hits.is_empty() {
+            return;
+        }
+        let mut states: Vec<RuleState> = Vec::new();
+        states.resize_with(self.rules.len(), RuleState::default);
+        for hit in hits {
+            let start = keywords.start_of(hit);
+            for &position in &self.owners[hit.pattern] {
+                let compiled = &self.rules[position];
+                if compiled.rule.assignment && !names_assigned_value(text, hit.end) {
+                    continue;
                 }
+                let state = &mut states[position];
+                let at = match compiled.rule.anchor {
+                    Anchor::Window => {
+                        add_window(state, text, start, hit.end, compiled.reach);
+                        continue;
+                    }
+                    Anchor::Keyword => Some(start),
+                    Anchor::LineStart => line_start(text, start),
+                    Anchor::WordStart => word_start(text, start),
+                };
+                let Some(at) = at else { continue };
+                if state.last_anchor == Some(at)
+                    || !text.as_bytes()[at..].starts_with(&compiled.prefix)
+                {
+                    continue;
+                }
+                state.last_anchor = Some(at);
+                let locs = state
+                    .locs
+                    .get_or_insert_with(|| compiled.regex.capture_locations());
+                anchored(compiled, text, at, locs, out);
             }
         }
-        windows
+        for (compiled, state) in self.rules.iter().zip(&mut states) {
+            for &(lo, hi) in &state.windows {
+                let locs = state
+                    .locs
+                    .get_or_insert_with(|| compiled.regex.capture_locations());
+                scan(compiled, text, lo, hi, locs, out);
+            }
+        }
+    }
+}
+
+/// Adds the window around a keyword occurrence, merging it with the previous one when they
+/// overlap. Hits arrive by end position and a rule's windows share one reach, so a new window
+/// either overlaps the last one or lies after it.
+fn add_window(state: &mut RuleState, text: &str, start: usize, end: usize, reach: usize) {
+    let lo = text.floor_char_boundary(start.saturating_sub(reach));
+    let hi = text.ceil_char_boundary(end.saturating_add(reach));
+    match state.windows.last_mut() {
+        Some(last) if lo <= last.1 => {
+            last.0 = last.0.min(lo);
+            last.1 = last.1.max(hi);
+        }
+        _ => state.windows.push((lo, hi)),
+    }
+}
+
+/// Whether the name around a keyword ending at `end` is followed by `:` or `=`: the rest of
+/// the name (`_key`, `_API_KEY`), then at most a few quotes, backslashes and blanks. A
+/// necessary condition for every [`Rule::assignment`] rule's match, checked in a few bytes.
+fn names_assigned_value(text: &str, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let name_end = bytes[end..]
+        .iter()
+        .take(64)
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
+        .map_or(bytes.len(), |n| end + n);
+    bytes[name_end..]
+        .iter()
+        .take(12)
+        .find(|b| !matches!(b, b'"' | b'\'' | b'\\' | b' ' | b'\t'))
+        .is_some_and(|b| matches!(b, b':' | b'='))
+}
+
+/// Start of the line containing `at`, if it is at most [`LINE_LEAD`] bytes back.
+fn line_start(text: &str, at: usize) -> Option<usize> {
+    let from = at.saturating_sub(LINE_LEAD);
+    match text.as_bytes()[from..at].iter().rposition(|b| *b == b'\n') {
+        Some(newline) => Some(from + newline + 1),
+        None => (from == 0).then_some(0),
+    }
+}
+
+/// Start of the whitespace-delimited word containing `at`, if it is at most [`WORD_LEAD`]
+/// bytes back.
+fn word_start(text: &str, at: usize) -> Option<usize> {
+    let from = at.saturating_sub(WORD_LEAD);
+    match text.as_bytes()[from..at]
+        .iter()
+        .rposition(u8::is_ascii_whitespace)
+    {
+        Some(space) => Some(from + space + 1),
+        None => (from == 0).then_some(0),
     }
 }
 
@@ -189,8 +281,48 @@ fn collapse(mut candidates: Vec<Candidate>) -> Vec<Finding> {
     findings
 }
 
-/// Runs one rule's regex over `text[lo..hi]` (seeing the text before `lo` as context) and
-/// records every vetted `secret` span.
+/// Records the `secret` span of one regex match at `offset`, if its value passes the rule's
+/// check. Returns where the secret ends.
+fn record(
+    compiled: &CompiledRule,
+    text: &str,
+    offset: usize,
+    whole: (usize, usize),
+    locs: &CaptureLocations,
+    out: &mut Vec<Candidate>,
+) -> usize {
+    let (start, end) = compiled
+        .secret_group
+        .and_then(|slot| locs.get(slot))
+        .unwrap_or(whole);
+    let (start, end) = (start + offset, end + offset);
+    if end > start && value::accepts(compiled.rule.check, &text[start..end]) {
+        out.push(Candidate {
+            start,
+            end,
+            rule: compiled.index,
+            rule_id: compiled.rule.id,
+        });
+    }
+    end
+}
+
+/// Tries one match of an anchored rule starting exactly at `at`.
+fn anchored(
+    compiled: &CompiledRule,
+    text: &str,
+    at: usize,
+    locs: &mut CaptureLocations,
+    out: &mut Vec<Candidate>,
+) {
+    let rest = &text[at..];
+    if let Some(found) = compiled.regex.captures_read(locs, rest) {
+        record(compiled, text, at, (found.start(), found.end()), locs, out);
+    }
+}
+
+/// Runs a windowed rule's regex over `text[lo..hi]` (seeing the text before `lo` as context)
+/// and records every vetted `secret` span.
 fn scan(
     compiled: &CompiledRule,
     text: &str,
@@ -205,26 +337,14 @@ fn scan(
         let Some(found) = compiled.regex.captures_read_at(locs, haystack, at) else {
             break;
         };
-        let (start, end) = compiled
-            .secret_group
-            .and_then(|slot| locs.get(slot))
-            .unwrap_or((found.start(), found.end()));
-        if end > start && value::accepts(compiled.rule.check, &text[start..end]) {
-            out.push(Candidate {
-                start,
-                end,
-                rule: compiled.index,
-                rule_id: compiled.rule.id,
-            });
-        }
+        let end = record(compiled, text, 0, (found.start(), found.end()), locs, out);
         // Resume at the end of the secret, not of the match: a trailing boundary character
         // may be the leading boundary of the next secret.
-        let next_after_start = found.start()
-            + haystack[found.start()..]
-                .chars()
-                .next()
-                .map_or(1, char::len_utf8);
-        at = end.max(next_after_start);
+        let step = haystack[found.start()..]
+            .chars()
+            .next()
+            .map_or(1, char::len_utf8);
+        at = end.max(found.start() + step);
     }
 }
 
@@ -236,15 +356,22 @@ fn compile(rule: &'static Rule, index: usize) -> Result<CompiledRule, SecretsErr
         rule_id: rule.id,
         source: Box::new(source),
     };
-    let regex = Regex::new(rule.pattern).map_err(invalid)?;
-    let bound = regex_syntax::Parser::new()
-        .parse(rule.pattern)
-        .map_err(|err| invalid(regex::Error::Syntax(err.to_string())))?
-        .properties()
-        .maximum_len();
-    let reach = bound
-        .or(rule.max_len)
-        .ok_or(SecretsError::UnboundedPattern { rule_id: rule.id })?;
+    let (regex, reach, prefix) = if rule.anchor == Anchor::Window {
+        let regex = Regex::new(rule.pattern).map_err(invalid)?;
+        let bound = regex_syntax::Parser::new()
+            .parse(rule.pattern)
+            .map_err(|err| invalid(regex::Error::Syntax(err.to_string())))?
+            .properties()
+            .maximum_len();
+        let reach = bound
+            .or(rule.max_len)
+            .ok_or(SecretsError::UnboundedPattern { rule_id: rule.id })?;
+        (regex, reach, Vec::new())
+    } else {
+        // Anchored rules search a suffix of the text, so `\A` pins the match to its start.
+        let regex = Regex::new(&format!(r"\A(?:{})", rule.pattern)).map_err(invalid)?;
+        (regex, 0, literal_prefix(rule.pattern))
+    };
     let secret_group = regex
         .capture_names()
         .position(|name| name == Some("secret"));
@@ -254,6 +381,33 @@ fn compile(rule: &'static Rule, index: usize) -> Result<CompiledRule, SecretsErr
         regex,
         secret_group,
         reach,
+        prefix,
+    })
+}
+
+/// The longest byte string every match of `pattern` starts with (empty if none is known).
+fn literal_prefix(pattern: &str) -> Vec<u8> {
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else {
+        return Vec::new();
+    };
+    let seq = regex_syntax::hir::literal::Extractor::new().extract(&hir);
+    let Some(literals) = seq.literals() else {
+        return Vec::new();
+    };
+    let mut iter = literals
+        .iter()
+        .map(regex_syntax::hir::literal::Literal::as_bytes);
+    let Some(first) = iter.next() else {
+        return Vec::new();
+    };
+    iter.fold(first.to_vec(), |mut common, literal| {
+        let shared = common
+            .iter()
+            .zip(literal)
+            .take_while(|(a, b)| a == b)
+            .count();
+        common.truncate(shared);
+        common
     })
 }
 

@@ -8,15 +8,71 @@ use super::*;
 #[expect(dead_code, reason = "shared corpus; this module uses only part of it")]
 mod cases;
 
-/// Every rule over the whole text with no pre-filter: the reference the windowed search must
-/// reproduce exactly.
+/// Positions where an anchored rule could start, found without the keyword automaton: for
+/// keyword anchors every char boundary where one of the rule's keywords could begin (by its
+/// first letter), every line start, every word start.
+fn anchor_positions(rule: &Rule, text: &str) -> Vec<usize> {
+    let after = |pred: fn(u8) -> bool| {
+        std::iter::once(0)
+            .chain(
+                text.bytes()
+                    .enumerate()
+                    .filter(|(_, b)| pred(*b))
+                    .map(|(i, _)| i + 1),
+            )
+            .filter(|i| *i < text.len())
+            .collect()
+    };
+    match rule.anchor {
+        Anchor::Window => Vec::new(),
+        Anchor::Keyword => text
+            .char_indices()
+            .filter(|(_, c)| {
+                rule.keywords
+                    .iter()
+                    .any(|k| k.chars().next().is_some_and(|f| f.eq_ignore_ascii_case(c)))
+            })
+            .map(|(i, _)| i)
+            .collect(),
+        Anchor::LineStart => after(|b| b == b'\n'),
+        Anchor::WordStart => after(|b| b.is_ascii_whitespace()),
+    }
+}
+
+/// Every rule over the whole text with no pre-filter: windowed rules scan everything, anchored
+/// rules are tried at every possible anchor. The windowed search must reproduce this exactly.
 fn find_unfiltered(engine: &Engine, text: &str) -> Vec<Finding> {
     let mut candidates = Vec::new();
     for compiled in &engine.rules {
         let mut locs = compiled.regex.capture_locations();
-        scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
+        if compiled.rule.anchor == Anchor::Window {
+            scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
+        } else {
+            for at in anchor_positions(compiled.rule, text) {
+                anchored(compiled, text, at, &mut locs, &mut candidates);
+            }
+        }
     }
     collapse(candidates)
+}
+
+/// Every match of every rule over `text`, as (rule, match start, matched text).
+fn all_matches<'t>(engine: &Engine, text: &'t str) -> Vec<(&'static Rule, usize, &'t str)> {
+    let mut out = Vec::new();
+    for compiled in &engine.rules {
+        if compiled.rule.anchor == Anchor::Window {
+            for found in compiled.regex.find_iter(text) {
+                out.push((compiled.rule, found.start(), found.as_str()));
+            }
+        } else {
+            for at in anchor_positions(compiled.rule, text) {
+                if let Some(found) = compiled.regex.find(&text[at..]) {
+                    out.push((compiled.rule, at, found.as_str()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Corpus inputs, each also embedded at several offsets in filler that itself contains
@@ -25,13 +81,11 @@ fn probe_texts() -> Vec<String> {
     let filler = "a token, a password and a secret walk into a bar; api_key count is 3. ";
     let mut texts = Vec::new();
     for case in cases::cases() {
+        let (short, long) = (filler, filler.repeat(30));
         texts.push(case.input.clone());
-        for repeat in [1, 7, 40] {
-            let pad = filler.repeat(repeat);
-            texts.push(format!("{pad}{}", case.input));
-            texts.push(format!("{}{pad}", case.input));
-            texts.push(format!("{pad}{}\n{pad}", case.input));
-        }
+        texts.push(format!("{short}{}", case.input));
+        texts.push(format!("{}{long}", case.input));
+        texts.push(format!("{long}{}\n{short}", case.input));
     }
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
     if let Ok(entries) = fs::read_dir(dir) {
@@ -69,21 +123,31 @@ fn windowed_search_finds_exactly_what_a_full_scan_of_every_rule_finds() {
 }
 
 #[test]
-fn every_regex_match_contains_one_of_its_rules_keywords() {
+fn every_match_contains_a_keyword_where_its_anchor_expects_it() {
     let engine = engine();
     let mut missing = Vec::new();
     for text in probe_texts() {
-        for compiled in &engine.rules {
-            for found in compiled.regex.find_iter(&text) {
-                let matched = found.as_str().to_ascii_lowercase();
-                let has_keyword = compiled
-                    .rule
-                    .keywords
-                    .iter()
-                    .any(|k| matched.contains(&k.to_ascii_lowercase()));
-                if !has_keyword {
-                    missing.push((compiled.rule.id, found.as_str().to_owned()));
+        for (rule, _, matched) in all_matches(engine, &text) {
+            let lower = matched.to_ascii_lowercase();
+            let offsets: Vec<usize> = rule
+                .keywords
+                .iter()
+                .filter_map(|k| lower.find(&k.to_ascii_lowercase()))
+                .collect();
+            let first = offsets.iter().copied().min();
+            let ok = match (rule.anchor, first) {
+                (_, None) => false,
+                (Anchor::Window, Some(_)) => true,
+                (Anchor::Keyword, Some(offset)) => offset == 0,
+                (Anchor::LineStart, Some(offset)) => {
+                    offset <= LINE_LEAD && !matched[..offset].contains('\n')
                 }
+                (Anchor::WordStart, Some(offset)) => {
+                    offset <= WORD_LEAD && !matched[..offset].contains(char::is_whitespace)
+                }
+            };
+            if !ok {
+                missing.push((rule.id, matched.to_owned()));
             }
         }
     }
@@ -131,23 +195,94 @@ fn overlapping_candidates_merge_into_one_span_named_after_the_leftmost_longest()
 #[test]
 fn every_keyword_selects_the_rules_that_declare_it() {
     let engine = engine();
-    let Some(automaton) = &engine.keywords else {
+    let Some(keywords) = &engine.keywords else {
         panic!("keyword automaton missing: {:?}", engine.problems());
     };
-    let mut selected = Vec::new();
-    for compiled in &engine.rules {
+    let mut unselected = Vec::new();
+    for (position, compiled) in engine.rules.iter().enumerate() {
         for keyword in compiled.rule.keywords {
-            let windows = engine.windows(automaton, keyword);
-            let owners: Vec<&str> = windows
+            let selects = keywords
+                .hits(&keyword.to_ascii_uppercase())
                 .iter()
-                .enumerate()
-                .filter(|(_, spans)| !spans.is_empty())
-                .map(|(i, _)| engine.rules[i].rule.id)
-                .collect();
-            if !owners.contains(&compiled.rule.id) {
-                selected.push((compiled.rule.id, *keyword, owners));
+                .any(|hit| engine.owners[hit.pattern].contains(&position));
+            if !selects {
+                unselected.push((compiled.rule.id, *keyword));
             }
         }
     }
-    assert_eq!(selected, Vec::new());
+    assert_eq!(unselected, Vec::<(&str, &str)>::new());
+}
+
+#[test]
+fn assignment_precheck_accepts_names_followed_by_a_separator_only() {
+    let verdicts: Vec<(&str, bool)> = [
+        "token = x",
+        "token: x",
+        "token\":\"x\"",
+        "token\\\": \\\"x",
+        "_API_KEY=x",
+        "s.inner: x",
+        "token.len()",
+        "tokens.push(t)",
+        "token",
+        "token ==",
+    ]
+    .into_iter()
+    .map(|text| {
+        (
+            text,
+            names_assigned_value(text, "token".len().min(text.len())),
+        )
+    })
+    .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("token = x", true),
+            ("token: x", true),
+            ("token\":\"x\"", true),
+            ("token\\\": \\\"x", true),
+            ("_API_KEY=x", true),
+            ("s.inner: x", true),
+            ("token.len()", false),
+            ("tokens.push(t)", false),
+            ("token", false),
+            ("token ==", true),
+        ]
+    );
+}
+
+#[test]
+fn anchors_are_found_within_their_lead_only() {
+    let text = format!("first line\n  key: {}\nword --flag-name", "x".repeat(200));
+    let line = text.find("key").unwrap_or_default();
+    let flag = text.find("name").unwrap_or_default();
+    let far = line + 150;
+    assert_eq!(
+        (
+            line_start(&text, line),
+            line_start(&text, far),
+            word_start(&text, flag),
+            word_start("no-space-at-all", 9),
+        ),
+        (
+            Some(line - 2),
+            None,
+            Some(text.find("--").unwrap_or_default()),
+            Some(0)
+        )
+    );
+}
+
+#[test]
+fn literal_prefixes_come_from_the_pattern() {
+    assert_eq!(
+        (
+            literal_prefix("--(?:[a-z]+-)?token"),
+            literal_prefix("://[a-z]*:(?P<secret>x)"),
+            literal_prefix("(?i-u:secret)=x"),
+            literal_prefix("(?m)^[ \t]{0,3}key"),
+        ),
+        (b"--".to_vec(), b"://".to_vec(), Vec::new(), Vec::new())
+    );
 }

@@ -32,4 +32,8 @@ pub enum SecretsError {
     /// then evaluates every rule over the whole text (slow but complete). Not retryable.
     #[error("secret keyword pre-filter could not be built: {0}")]
     Prefilter(#[from] aho_corasick::BuildError),
+    /// The keyword automaton has no unanchored start state. Returned by [`crate::self_check`];
+    /// handled like [`SecretsError::Prefilter`]. Not retryable.
+    #[error("secret keyword pre-filter has no unanchored start state")]
+    PrefilterStart,
 }

@@ -7,13 +7,15 @@
 //! - [`rules()`] is a static table written from vendors' public token formats (no maintained
 //!   Rust rule set exists). Each rule carries keywords, a regex and a value check.
 //! - The engine compiles everything once, lazily, then per call runs one aho-corasick pass over
-//!   the text and evaluates a rule's regex only in windows around its keywords' occurrences.
+//!   the text and evaluates a rule's regex only near its keywords' occurrences: in a window
+//!   around them (vendor tokens) or anchored at them (key-name rules such as `password=`).
 //! - Only a rule's named group `secret` is replaced, so framing such as `AWS_SECRET_ACCESS_KEY=`
 //!   stays readable. Overlapping findings merge into one span; the marker itself never matches,
 //!   so redaction is idempotent.
 
 mod engine;
 mod error;
+mod keywords;
 mod rule;
 mod rules;
 mod value;
@@ -21,7 +23,7 @@ mod value;
 use std::borrow::Cow;
 
 pub use error::SecretsError;
-pub use rule::{Rule, ValueCheck};
+pub use rule::{Anchor, Rule, ValueCheck};
 
 /// The marker that replaces every detected secret span.
 pub const REDACTED: &str = "[REDACTED]";

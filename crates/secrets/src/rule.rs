@@ -16,9 +16,31 @@ pub struct Rule {
     pub pattern: &'static str,
     /// How the captured value is vetted before it counts as a finding.
     pub check: ValueCheck,
-    /// Upper bound in bytes for a match, required when `pattern` is unbounded (e.g. PEM blocks).
-    /// Bounded patterns get their bound from the regex itself.
+    /// Upper bound in bytes for a match, required when `pattern` is unbounded (e.g. PEM blocks)
+    /// and the rule is searched in windows. Bounded patterns get their bound from the regex.
     pub max_len: Option<usize>,
+    /// Where, relative to a keyword occurrence, a match can start.
+    pub anchor: Anchor,
+    /// The keyword is part of a name followed by `:` or `=` (after the rest of the name, an
+    /// optional quote and blanks), as in `db_password: …`. Occurrences without one, like
+    /// `password_hash(` or `token.len()`, are skipped before any regex runs.
+    pub assignment: bool,
+}
+
+/// Where a rule's matches start relative to its keywords. Key-name rules fire on common words
+/// (`token`, `password`), so instead of scanning windows around every occurrence they try one
+/// anchored match at a position derived from it, which fails within a few bytes on ordinary code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// Anywhere within `max_len` bytes of a keyword occurrence: the regex scans a window.
+    Window,
+    /// Exactly where a keyword occurrence starts (the pattern begins with its keywords).
+    Keyword,
+    /// At the start of the line holding a keyword occurrence, at most 128 bytes before it.
+    LineStart,
+    /// At the start of the whitespace-delimited word holding a keyword occurrence, at most 96
+    /// bytes before it.
+    WordStart,
 }
 
 /// How a captured value is vetted. Vendor formats are precise, so they need little; key-name
@@ -54,7 +76,22 @@ impl Rule {
             pattern,
             check: ValueCheck::Token,
             max_len: None,
+            anchor: Anchor::Window,
+            assignment: false,
         }
+    }
+
+    /// The same rule restricted to keyword occurrences that name an assigned value.
+    pub(crate) const fn assignment(self) -> Self {
+        Self {
+            assignment: true,
+            ..self
+        }
+    }
+
+    /// The same rule searched from another anchor.
+    pub(crate) const fn anchor(self, anchor: Anchor) -> Self {
+        Self { anchor, ..self }
     }
 
     /// The same rule with another value check.

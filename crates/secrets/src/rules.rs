@@ -9,7 +9,7 @@
 //! Every match of a rule must contain one of its keywords (ASCII case-insensitively): the
 //! engine only looks near keyword occurrences. Tests check this over the corpus.
 
-use crate::{Rule, ValueCheck};
+use crate::{Anchor, Rule, ValueCheck};
 
 /// Start of text or a character that cannot continue an alphanumeric token.
 macro_rules! lb {
@@ -137,21 +137,27 @@ pub(crate) static RULES: &[Rule] = &[
             "awssecretkey",
         ],
         r#"(?i-u:secret_access_key|secretaccesskey|secret-access-key|aws_secret_key|awssecretkey)(?:\\?["'])?[ \t]{0,8}(?::=|=>|[:=])[ \t]{0,8}(?:\\?["'`])?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "gcp-service-account-key-id",
         "Google Cloud service-account key file: the `private_key_id` field",
-        &["private_key_id"],
-        r#"\\?"private_key_id\\?"[ \t]{0,8}:[ \t]{0,8}\\?"(?P<secret>[0-9a-f]{40})\\?""#,
-    ),
+        &["\"private_key_id"],
+        r#""private_key_id\\?"[ \t]{0,8}:[ \t]{0,8}\\?"(?P<secret>[0-9a-f]{40})\\?""#,
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "gcp-service-account-private-key",
         "Google Cloud service-account key file: the PEM body of the `private_key` field",
-        &["private_key"],
-        r#"\\?"private_key\\?"[ \t]{0,8}:[ \t]{0,8}\\?"-----BEGIN PRIVATE KEY-----(?:\\n)*(?P<secret>[A-Za-z0-9+/=](?:[A-Za-z0-9+/=]|\\n){30,}?[A-Za-z0-9+/=])(?:\\n)*-----END PRIVATE KEY-----"#,
+        &["\"private_key"],
+        r#""private_key\\?"[ \t]{0,8}:[ \t]{0,8}\\?"-----BEGIN PRIVATE KEY-----(?:\\n)*(?P<secret>[A-Za-z0-9+/=](?:[A-Za-z0-9+/=]|\\n){30,}?[A-Za-z0-9+/=])(?:\\n)*-----END PRIVATE KEY-----"#,
     )
     .check(ValueCheck::Any)
-    .max_len(ARMOR_MAX),
+    .max_len(ARMOR_MAX)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "gcp-api-key",
         "Google API key (Maps, Firebase, Gemini, …): AIza…",
@@ -169,7 +175,8 @@ pub(crate) static RULES: &[Rule] = &[
         "Azure storage account / Service Bus key in a connection string (`AccountKey=`, `SharedAccessKey=`)",
         &["accountkey=", "sharedaccesskey="],
         r"(?i-u:AccountKey|SharedAccessKey)=(?P<secret>[A-Za-z0-9+/]{40,100}={0,2})(?:[^A-Za-z0-9+/=]|$)",
-    ),
+    )
+    .anchor(Anchor::Keyword),
     Rule::token(
         "azure-sas-signature",
         "Azure shared access signature: the `sig=` parameter of a SAS URL or token",
@@ -205,7 +212,9 @@ pub(crate) static RULES: &[Rule] = &[
             "heroku",
             r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}"
         ),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "databricks-token",
         "Databricks personal access token: dapi…",
@@ -316,7 +325,9 @@ pub(crate) static RULES: &[Rule] = &[
         &["_auth"],
         r#"(?i-u:_auth(?:token)?)[ \t]{0,8}=[ \t]{0,8}(?P<secret>[\x21-\x7E&&[^"'`\\]]{8,512})"#,
     )
-    .check(ValueCheck::Bare),
+    .check(ValueCheck::Bare)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "pypi-token",
         "PyPI / TestPyPI upload token: pypi-AgEIcHlwaS5vcmc…",
@@ -340,15 +351,19 @@ pub(crate) static RULES: &[Rule] = &[
         "docker-config-auth",
         "Registry credentials in a Docker config.json: the base64 `auth` field",
         &["\"auth"],
-        r#"\\?"auth\\?"[ \t]{0,8}:[ \t]{0,8}\\?"(?P<secret>[A-Za-z0-9+/]{8,1024}={0,2})\\?""#,
-    ),
+        r#""auth\\?"[ \t]{0,8}:[ \t]{0,8}\\?"(?P<secret>[A-Za-z0-9+/]{8,1024}={0,2})\\?""#,
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "docker-config-json",
         "Kubernetes image-pull secret: base64 `.dockerconfigjson` / `.dockercfg`",
         &["dockerconfigjson", "dockercfg"],
         r#"(?i-u:dockerconfigjson|dockercfg)["']?[ \t]{0,8}:[ \t]{0,8}["']?(?P<secret>[A-Za-z0-9+/]{16,}={0,2})"#,
     )
-    .max_len(ARMOR_MAX),
+    .max_len(ARMOR_MAX)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "vault-token",
         "HashiCorp Vault service, batch or recovery token: hvs., hvb., hvr.",
@@ -400,7 +415,9 @@ pub(crate) static RULES: &[Rule] = &[
             "discord",
             r"[MNO][0-9A-Za-z_-]{23,27}\.[0-9A-Za-z_-]{6}\.[0-9A-Za-z_-]{27,40}"
         ),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "discord-webhook-url",
         "Discord webhook URL: the token after /api/webhooks/<id>/",
@@ -422,7 +439,9 @@ pub(crate) static RULES: &[Rule] = &[
         "Twilio auth token or API key secret assigned to a name mentioning twilio",
         &["twilio"],
         contextual!("twilio", r"[0-9A-Za-z]{32}"),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "sendgrid-api-key",
         "SendGrid API key: SG.<id>.<secret>",
@@ -549,13 +568,17 @@ pub(crate) static RULES: &[Rule] = &[
         "Mistral API key assigned to a name mentioning mistral",
         &["mistral"],
         contextual!("mistral", r"[0-9A-Za-z]{32}"),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "cohere-api-key",
         "Cohere API key assigned to a name mentioning cohere (or CO_API_KEY)",
         &["cohere", "co_api"],
         contextual!("cohere|co_api", r"[0-9A-Za-z]{40}"),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     // ---- Observability ---------------------------------------------------------------------
     Rule::token(
         "sentry-token",
@@ -583,7 +606,9 @@ pub(crate) static RULES: &[Rule] = &[
         "Datadog API or application key assigned to a name mentioning datadog (or DD_API / DD_APP)",
         &["datadog", "dd_api", "dd_app"],
         contextual!("datadog|dd_api|dd_app", r"[0-9a-f]{32}(?:[0-9a-f]{8})?"),
-    ),
+    )
+    .anchor(Anchor::Keyword)
+    .assignment(),
     // ---- Structured secrets ----------------------------------------------------------------
     Rule::token(
         "openssh-private-key",
@@ -616,31 +641,45 @@ pub(crate) static RULES: &[Rule] = &[
         "url-password",
         "Password embedded in a URL: scheme://user:password@host",
         &["://"],
-        r#"(?i-u:[a-z][a-z0-9+.-]{0,30})://[\x21-\x7E&&[^:/?#@"'`<>\[\]{}()\\]]{0,128}:(?P<secret>[\x21-\x7E&&[^/?#@"'`<>\[\]{}()\\]]{1,256})@[0-9A-Za-z\[]"#,
+        r#"://[\x21-\x7E&&[^:/?#@"'`<>\[\]{}()\\]]{0,128}:(?P<secret>[\x21-\x7E&&[^/?#@"'`<>\[\]{}()\\]]{1,256})@[0-9A-Za-z\[]"#,
     )
-    .check(ValueCheck::Credential),
+    .check(ValueCheck::Credential)
+    .anchor(Anchor::Keyword),
     Rule::token(
         "curl-user-password",
         "Password in a curl `-u user:password` / `--user user:password` argument",
         &["curl"],
         r#"(?i-u:curl)[^\n]{0,256}?[ \t](?:-u|--user)[ \t]{1,4}["']?[\x21-\x7E&&[^:"'`\\]]{1,128}:(?P<secret>[\x21-\x7E&&[^"'`\\]]{1,256})"#,
     )
-    .check(ValueCheck::Credential),
+    .check(ValueCheck::Credential)
+    .anchor(Anchor::Keyword),
     Rule::token(
         "netrc-password",
         "Password in a .netrc `machine … login … password …` entry",
         &["machine"],
         r"(?i-u:machine)[ \t]{1,8}[\x21-\x7E]{1,253}(?:[ \t\r\n]{1,8}(?i-u:login)[ \t]{1,8}[\x21-\x7E]{1,128})?[ \t\r\n]{1,8}(?i-u:password)[ \t]{1,8}(?P<secret>[\x21-\x7E]{1,256})",
     )
-    .check(ValueCheck::Credential),
+    .check(ValueCheck::Credential)
+    .anchor(Anchor::Keyword),
     Rule::token(
         "http-auth-header",
         "Credentials in an HTTP header: Authorization (Bearer, Basic, token, Bot), X-API-Key, PRIVATE-TOKEN, …",
-        &["authorization", "api-key", "auth-token", "access-token", "private-token"],
+        &[
+            "authorization",
+            "proxy-authorization",
+            "x-api-key",
+            "x-goog-api-key",
+            "api-key",
+            "x-auth-token",
+            "x-access-token",
+            "private-token",
+        ],
         r#"(?i-u:(?:proxy-)?authorization|x-api-key|x-goog-api-key|api-key|x-auth-token|x-access-token|private-token)["']?[ \t]{0,8}:[ \t]{0,8}["']?(?i-u:(?:bearer|basic|token|bot|apikey|sso-key)[ \t]{1,4})?(?P<secret>[0-9A-Za-z_.~+/=:-]{8,})"#,
     )
     .check(ValueCheck::Bare)
-    .max_len(8 * 1024),
+    .max_len(8 * 1024)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     // ---- Key-name rules (last: vendor rules win ties) -------------------------------------
     Rule::token(
         "generic-quoted-assignment",
@@ -651,7 +690,9 @@ pub(crate) static RULES: &[Rule] = &[
             r#"(?:\\?["'])?[ \t]{0,8}(?::=|=>|[:=])[ \t]{0,8}\\?["'`](?P<secret>[\x21-\x7E&&[^"'`\\]]{8,256})\\?["'`]"#
         ),
     )
-    .check(ValueCheck::Quoted),
+    .check(ValueCheck::Quoted)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "generic-env-assignment",
         "An unquoted value assigned with `=` to a secret-looking name: env files, shell, query strings",
@@ -661,7 +702,9 @@ pub(crate) static RULES: &[Rule] = &[
             r#"=(?P<secret>[\x21-\x7E&&[^"'`\\;&|<>(){}\[\],]]{8,256})(?:[ \t\r\n;&|"'`]|$)"#
         ),
     )
-    .check(ValueCheck::Bare),
+    .check(ValueCheck::Bare)
+    .anchor(Anchor::Keyword)
+    .assignment(),
     Rule::token(
         "generic-line-assignment",
         "An unquoted value alone on a line after a secret-looking name: YAML `key: …`, INI/properties `key = …`",
@@ -672,16 +715,19 @@ pub(crate) static RULES: &[Rule] = &[
             r#"["']?[ \t]{0,8}[:=][ \t]{0,8}(?P<secret>[\x21-\x7E&&[^"'`\\<>(){}\[\],;&]]{8,256})[ \t]{0,8}(?:#|\r?$)"#
         ),
     )
-    .check(ValueCheck::Bare),
+    .check(ValueCheck::Bare)
+    .anchor(Anchor::LineStart)
+    .assignment(),
     Rule::token(
         "generic-cli-flag",
         "A command-line flag naming a secret: `--password …`, `--api-key=…`, `--client-secret …`",
         SECRET_NAME_KEYWORDS,
         concat!(
-            r"(?:^|[ \t])--(?:[0-9A-Za-z]{1,20}-){0,4}",
+            r"--(?:[0-9A-Za-z]{1,20}-){0,4}",
             secret_names!(),
             r#"(?:=|[ \t]{1,4})["']?(?P<secret>[\x21-\x7E&&[^"'`\\<>(){}\[\],;|&]]{8,256})(?:[ \t\r\n;&|"'`]|$)"#
         ),
     )
-    .check(ValueCheck::Bare),
+    .check(ValueCheck::Bare)
+    .anchor(Anchor::WordStart),
 ];

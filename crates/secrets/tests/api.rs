@@ -2,7 +2,10 @@
 //! at the edges of long texts (where keyword windows are clipped).
 
 #[path = "support/cases.rs"]
-#[expect(dead_code, reason = "shared corpus; these tests only use its token helpers")]
+#[expect(
+    dead_code,
+    reason = "shared corpus; these tests only use its token helpers"
+)]
 mod cases;
 
 use std::borrow::Cow;
