@@ -21,6 +21,7 @@ mod parser;
 mod paths;
 mod rules;
 mod safe;
+mod scan;
 mod script;
 mod word;
 mod wrappers;
