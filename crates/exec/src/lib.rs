@@ -5,9 +5,13 @@
 //! the whole group; after the main process exits we wait a bounded time for its pipes to close
 //! (a grandchild such as `sleep 30 &` may hold them) and then kill the group. The result is
 //! always an [`ExecRecord`], never a panic: what a failure means is for the caller to decide.
+//! Tools may merge stderr into stdout (one pipe, as a terminal shows them) and spool huge
+//! output to a file, keeping memory bounded without killing the command.
 
 mod run;
 mod shell;
+mod spool;
 
 pub use run::{ExecRecord, ExecSpec, Output, Stdin, run};
 pub use shell::{Shell, ShellKind, find_in_path};
+pub use spool::Spool;

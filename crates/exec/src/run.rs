@@ -2,15 +2,18 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe::Receiver;
 use tokio::process::{Child, ChildStdin};
 use tokio::time::{Instant as TokioInstant, sleep_until};
 use tokio_util::sync::CancellationToken;
+
+use crate::spool::{Spool, Spooler};
 
 /// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
 /// status before giving up on them.
@@ -47,6 +50,13 @@ pub struct ExecSpec {
     pub drain_timeout: Duration,
     /// Kill the group when this is cancelled.
     pub cancel: Option<CancellationToken>,
+    /// Give stderr the stdout pipe, so the two interleave as written (as a terminal shows
+    /// them); everything lands in [`ExecRecord::stdout`] and `stderr` stays empty.
+    pub merge_stderr: bool,
+    /// Past `keep_in_memory` bytes, stdout (with `merge_stderr`, the merged stream) goes to a
+    /// file instead of memory and is no longer subject to `output_cap`: the child is not
+    /// killed for printing a lot. stderr, when separate, keeps its cap.
+    pub spool: Option<Spool>,
 }
 
 impl ExecSpec {
@@ -63,6 +73,8 @@ impl ExecSpec {
             output_cap: 4 * 1024 * 1024,
             drain_timeout: Duration::from_millis(250),
             cancel: None,
+            merge_stderr: false,
+            spool: None,
         }
     }
 }
@@ -70,7 +82,7 @@ impl ExecSpec {
 /// Captured output of one stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Output {
-    /// The bytes kept (at most the cap).
+    /// The bytes kept: at most the cap; when spooled, the last `keep_in_memory` bytes.
     pub bytes: Vec<u8>,
     /// Every byte read, kept or not.
     pub total: u64,
@@ -99,6 +111,11 @@ pub struct ExecRecord {
     pub spawn_error: Option<String>,
     /// The pipes were still open after the drain timeout; the group was killed.
     pub drain_killed: bool,
+    /// The file holding the whole of stdout, when it outgrew [`Spool::keep_in_memory`].
+    pub spooled: Option<PathBuf>,
+    /// Why spooling failed (directory not writable, disk full); only the tail was kept and
+    /// no partial file is left behind.
+    pub spool_error: Option<String>,
     pub pid: Option<u32>,
     pub duration: Duration,
 }
@@ -114,8 +131,8 @@ impl ExecRecord {
 pub async fn run(spec: ExecSpec) -> ExecRecord {
     let started = Instant::now();
     let mut record = ExecRecord::default();
-    let mut child = match spawn(&spec) {
-        Ok(child) => child,
+    let (mut child, merged) = match spawn(&spec) {
+        Ok(spawned) => spawned,
         Err(e) => {
             record.spawn_error = Some(e);
             record.duration = started.elapsed();
@@ -123,12 +140,13 @@ pub async fn run(spec: ExecSpec) -> ExecRecord {
         }
     };
     record.pid = child.id();
-    supervise(&spec, &mut child, &mut record).await;
+    supervise(&spec, &mut child, merged, &mut record).await;
     record.duration = started.elapsed();
     record
 }
 
-fn spawn(spec: &ExecSpec) -> Result<Child, String> {
+/// Starts the child; with `merge_stderr` also returns the read end of its shared output pipe.
+fn spawn(spec: &ExecSpec) -> Result<(Child, Option<Receiver>), String> {
     if !spec.cwd.is_dir() {
         return Err(format!(
             "working directory `{}` does not exist",
@@ -141,8 +159,6 @@ fn spawn(spec: &ExecSpec) -> Result<Child, String> {
         .current_dir(&spec.cwd)
         .process_group(0)
         .kill_on_drop(true)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
         .stdin(match spec.stdin {
             Stdin::Null => Stdio::null(),
             Stdin::Bytes(_) => Stdio::piped(),
@@ -152,15 +168,39 @@ fn spawn(spec: &ExecSpec) -> Result<Child, String> {
         cmd.envs(base.iter().map(|(k, v)| (k, v)));
     }
     cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
-    cmd.spawn().map_err(|e| {
+    let merged = if spec.merge_stderr {
+        let (stdout, stderr, receiver) = shared_pipe()?;
+        cmd.stdout(stdout).stderr(stderr);
+        Some(receiver)
+    } else {
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        None
+    };
+    // `cmd` (and with it our copies of the write ends) is dropped on return, so the reader
+    // sees end of file once the child's group closes them.
+    let child = cmd.spawn().map_err(|e| {
         let program = spec.program.to_string_lossy();
         if e.kind() == std::io::ErrorKind::NotFound {
             format!("`{program}` not found")
         } else {
             format!("`{program}`: {e}")
         }
-    })
+    })?;
+    Ok((child, merged))
 }
+
+/// One pipe whose write end serves as both stdout and stderr. Close-on-exec, so children
+/// spawned concurrently by other runs never inherit it (which would hold it open).
+fn shared_pipe() -> Result<(Stdio, Stdio, Receiver), String> {
+    let fail = |e: &dyn std::fmt::Display| format!("cannot create the output pipe: {e}");
+    let (read, write) =
+        rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| fail(&e))?;
+    let write2 = write.try_clone().map_err(|e| fail(&e))?;
+    let receiver = Receiver::from_owned_fd(read).map_err(|e| fail(&e))?;
+    Ok((Stdio::from(write), Stdio::from(write2), receiver))
+}
+
+type Reader = Pin<Box<dyn AsyncRead + Send>>;
 
 async fn write_stdin(stdin: Option<ChildStdin>, bytes: Option<Arc<[u8]>>) {
     if let (Some(mut stdin), Some(bytes)) = (stdin, bytes) {
@@ -202,10 +242,19 @@ fn record_status(record: &mut ExecRecord, status: ExitStatus) {
     record.signal = status.signal();
 }
 
-async fn supervise(spec: &ExecSpec, child: &mut Child, record: &mut ExecRecord) {
+async fn supervise(
+    spec: &ExecSpec,
+    child: &mut Child,
+    merged: Option<Receiver>,
+    record: &mut ExecRecord,
+) {
     let pid = record.pid;
-    let mut stdout = child.stdout.take();
-    let mut stderr = child.stderr.take();
+    let mut stdout: Option<Reader> = match merged {
+        Some(receiver) => Some(Box::pin(receiver)),
+        None => child.stdout.take().map(|s| Box::pin(s) as Reader),
+    };
+    let mut stderr: Option<Reader> = child.stderr.take().map(|s| Box::pin(s) as Reader);
+    let mut spooler = spec.spool.as_ref().map(Spooler::new);
     let stdin_bytes = match &spec.stdin {
         Stdin::Bytes(b) => Some(Arc::clone(b)),
         Stdin::Null => None,
@@ -240,12 +289,13 @@ async fn supervise(spec: &ExecSpec, child: &mut Child, record: &mut ExecRecord) 
                     drain.as_mut().reset(TokioInstant::now() + spec.drain_timeout);
                 }
             }
-            n = read_chunk(&mut stdout, &mut out_buf), if stdout.is_some() => match n {
-                Some(n) => if keep(&mut record.stdout, &out_buf[..n], spec.output_cap) && !killed {
+            n = read_chunk(&mut stdout, &mut out_buf), if stdout.is_some() => match (n, &mut spooler) {
+                (Some(n), Some(spooler)) => spooler.push(&out_buf[..n]).await,
+                (Some(n), None) => if keep(&mut record.stdout, &out_buf[..n], spec.output_cap) && !killed {
                     record.overflowed = true;
                     killed = kill(pid, &mut drain);
                 },
-                None => stdout = None,
+                (None, _) => stdout = None,
             },
             n = read_chunk(&mut stderr, &mut err_buf), if stderr.is_some() => match n {
                 Some(n) => if keep(&mut record.stderr, &err_buf[..n], spec.output_cap) && !killed {
@@ -276,6 +326,11 @@ async fn supervise(spec: &ExecSpec, child: &mut Child, record: &mut ExecRecord) 
     }
     if !exited && let Ok(Ok(status)) = tokio::time::timeout(KILL_GRACE, child.wait()).await {
         record_status(record, status);
+    }
+    if let Some(spooler) = spooler {
+        let outcome = spooler.finish(&mut record.stdout).await;
+        record.spooled = outcome.path;
+        record.spool_error = outcome.error;
     }
 }
 

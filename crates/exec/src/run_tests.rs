@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::Spool;
 
 fn sh(script: &str) -> ExecSpec {
     let mut spec = ExecSpec::new("/bin/sh", std::env::temp_dir());
@@ -163,4 +164,169 @@ async fn invalid_utf8_output_is_kept_as_bytes() {
     let r = run(sh("printf '\\377\\376ok'")).await;
     assert_eq!(r.stdout.bytes, b"\xff\xfeok");
     assert_eq!(r.stdout.lossy(), "\u{fffd}\u{fffd}ok");
+}
+
+#[tokio::test]
+async fn merged_stderr_interleaves_in_write_order() {
+    let mut spec = sh("echo one; echo two >&2; echo three; echo four >&2");
+    spec.merge_stderr = true;
+    let r = run(spec).await;
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(r.stdout.lossy(), "one\ntwo\nthree\nfour\n");
+    assert_eq!(r.stderr, Output::default());
+    // Our copies of the write end were closed: end of file came with the exit, no drain kill.
+    assert!(!r.drain_killed);
+}
+
+#[tokio::test]
+async fn merged_output_still_obeys_the_cap() {
+    let mut spec = sh("yes 2>&1 >&2");
+    spec.merge_stderr = true;
+    spec.output_cap = 8 * 1024;
+    let r = run(spec).await;
+    assert!(r.overflowed);
+    assert_eq!(r.stdout.bytes.len(), 8 * 1024);
+}
+
+#[tokio::test]
+async fn merged_output_is_cut_by_the_drain_like_separate_pipes() {
+    let mut spec = sh("sleep 30 & echo $!");
+    spec.merge_stderr = true;
+    let r = run(spec).await;
+    assert!(r.drain_killed);
+    let grandchild: u32 = r.stdout.lossy().trim().parse().unwrap();
+    assert!(
+        wait_dead(grandchild).await,
+        "grandchild {grandchild} survived"
+    );
+}
+
+#[tokio::test]
+async fn cancelling_a_merged_run_kills_the_group() {
+    let token = CancellationToken::new();
+    let mut spec = sh("echo started >&2; sleep 30");
+    spec.merge_stderr = true;
+    spec.cancel = Some(token.clone());
+    let handle = tokio::spawn(run(spec));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    token.cancel();
+    let r = handle.await.unwrap();
+    assert!(r.cancelled);
+    assert_eq!(r.stdout.lossy(), "started\n");
+}
+
+fn numbers(n: u32) -> String {
+    (1..=n).map(|i| format!("{i}\n")).collect()
+}
+
+#[tokio::test]
+async fn output_past_the_spool_threshold_goes_to_a_file_and_keeps_the_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = sh("seq 1 100000");
+    spec.spool = Some(Spool {
+        dir: dir.path().join("spool"),
+        keep_in_memory: 1000,
+    });
+    // The spool replaces the cap: the child must not be killed.
+    spec.output_cap = 4096;
+    let r = run(spec).await;
+    let expected = numbers(100_000);
+    assert_eq!(r.exit_code, Some(0));
+    assert!(!r.overflowed);
+    assert_eq!(r.spool_error, None);
+    assert_eq!(r.stdout.total, expected.len() as u64);
+    assert_eq!(r.stdout.lossy(), expected[expected.len() - 1000..]);
+    let path = r.spooled.unwrap();
+    assert_eq!(path.parent(), Some(dir.path().join("spool").as_path()));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+}
+
+#[tokio::test]
+async fn output_within_the_spool_threshold_stays_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = sh("seq 1 100");
+    spec.spool = Some(Spool {
+        dir: dir.path().join("spool"),
+        keep_in_memory: 4096,
+    });
+    let r = run(spec).await;
+    assert_eq!(r.spooled, None);
+    assert_eq!(r.stdout.lossy(), numbers(100));
+    assert_eq!(r.stdout.total, numbers(100).len() as u64);
+    assert!(!dir.path().join("spool").exists());
+}
+
+#[tokio::test]
+async fn a_spool_of_exactly_the_threshold_is_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = sh("printf 0123456789");
+    spec.spool = Some(Spool {
+        dir: dir.path().to_path_buf(),
+        keep_in_memory: 10,
+    });
+    let r = run(spec).await;
+    assert_eq!(r.spooled, None);
+    assert_eq!(r.stdout.lossy(), "0123456789");
+}
+
+#[tokio::test]
+async fn merged_output_is_spooled_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = sh("for i in $(seq 1 2000); do echo out$i; echo err$i >&2; done");
+    spec.merge_stderr = true;
+    spec.spool = Some(Spool {
+        dir: dir.path().to_path_buf(),
+        keep_in_memory: 64,
+    });
+    let r = run(spec).await;
+    let expected: String = (1..=2000).map(|i| format!("out{i}\nerr{i}\n")).collect();
+    let path = r.spooled.unwrap();
+    assert_eq!(std::fs::read_to_string(path).unwrap(), expected);
+    assert_eq!(r.stdout.lossy(), expected[expected.len() - 64..]);
+}
+
+#[tokio::test]
+async fn an_unwritable_spool_directory_keeps_the_tail_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "").unwrap();
+    let mut spec = sh("seq 1 10000");
+    spec.spool = Some(Spool {
+        dir: blocker.join("spool"),
+        keep_in_memory: 100,
+    });
+    let r = run(spec).await;
+    let expected = numbers(10_000);
+    assert_eq!(r.exit_code, Some(0));
+    assert_eq!(r.spooled, None);
+    let error = r.spool_error.unwrap();
+    assert!(
+        error.starts_with(&format!(
+            "cannot create `{}`",
+            blocker.join("spool").display()
+        )),
+        "{error}"
+    );
+    assert_eq!(r.stdout.total, expected.len() as u64);
+    assert_eq!(r.stdout.lossy(), expected[expected.len() - 100..]);
+}
+
+#[tokio::test]
+async fn a_spool_keeping_nothing_in_memory_writes_everything_to_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = sh("echo hello");
+    spec.spool = Some(Spool {
+        dir: dir.path().to_path_buf(),
+        keep_in_memory: 0,
+    });
+    let r = run(spec).await;
+    assert_eq!(r.stdout.bytes, b"");
+    assert_eq!(r.stdout.total, 6);
+    assert_eq!(
+        std::fs::read_to_string(r.spooled.unwrap()).unwrap(),
+        "hello\n"
+    );
 }
