@@ -7,11 +7,12 @@
 //! behind wrappers (`sudo`, `env`, `xargs`, `timeout`, …) and inside shell strings handed to
 //! `bash -c`, `eval` or `find -exec` (parsed again, to a bounded depth).
 //!
-//! Shape: [`script`] turns source text into a small owned model (simple commands with evaluated
-//! words, redirections, pipelines, functions); [`analyzer`] walks that model, peeling wrappers
-//! ([`wrappers`]) and asking the destructive taxonomy ([`rules`]) and the read-only set
-//! ([`safe`]) about each command; [`findings`] words and combines the results. The verdict for a
+//! Shape: `script` turns source text into a small owned model (simple commands with evaluated
+//! words, redirections, pipelines, functions); `analyzer` walks that model, peeling wrappers
+//! (`wrappers`) and asking the destructive taxonomy (`rules`) and the read-only set
+//! (`safe`) about each command; `findings` words and combines the results. The verdict for a
 //! whole command is its most severe finding.
+//!
 //! Classification never fails: anything we cannot read (syntax errors, computed command names,
 //! nesting too deep) asks for confirmation.
 
@@ -40,6 +41,17 @@ pub const DESTRUCTIVE_REASON_PREFIX: &str = "Command matches destructive operati
 /// Returns [`Verdict::Safe`] only when every simple command is in the read-only set and nothing
 /// is written to a file; otherwise the most severe [`Finding`]. Never panics: unparseable input
 /// asks with [`BlastRadius::Unknown`].
+///
+/// ```
+/// use tether_shell_safety::{BlastRadius, Verdict, classify};
+///
+/// assert_eq!(classify("git status && ls -la"), Verdict::Safe);
+/// let finding = classify("ls; sudo rm -rf /").finding().cloned();
+/// assert_eq!(
+///     finding.map(|f| (f.blast_radius, f.category, f.command)),
+///     Some((BlastRadius::High, Some("fs-delete"), "sudo rm -rf /".to_owned()))
+/// );
+/// ```
 pub fn classify(command: &str) -> Verdict {
     analyzer::classify_top(command)
 }
