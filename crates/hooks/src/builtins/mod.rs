@@ -11,6 +11,8 @@ mod add_prompt_files;
 mod add_user_info;
 mod limit_large_tool_results;
 mod max_iterations;
+mod redact_secrets;
+mod safer_shell;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -27,6 +29,8 @@ pub use add_prompt_files::AddPromptFiles;
 pub use add_user_info::AddUserInfo;
 pub use limit_large_tool_results::{LIMIT_BYTES, LIMIT_LINES, LimitLargeToolResults};
 pub use max_iterations::MaxIterations;
+pub use redact_secrets::RedactSecrets;
+pub use safer_shell::SaferShell;
 
 use crate::registry::{BuiltinCall, Registry};
 
@@ -42,6 +46,8 @@ pub fn register_defaults(registry: &mut Registry) {
     registry.register(Arc::new(AddRecentCommits));
     registry.register(Arc::new(MaxIterations));
     registry.register(Arc::new(LimitLargeToolResults::default()));
+    registry.register(Arc::new(RedactSecrets));
+    registry.register(Arc::new(SaferShell));
 }
 
 /// `additional_context` for the dispatching event, or nothing for empty text.

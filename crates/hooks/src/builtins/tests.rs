@@ -509,3 +509,204 @@ async fn limit_large_tool_results_writes_the_full_result_and_shows_the_tail() {
     );
     assert!(!dir.exists());
 }
+
+fn github_token() -> String {
+    format!("ghp_{}", "a1B2c3D4e5F6".repeat(3))
+}
+
+#[tokio::test]
+async fn redact_secrets_rewrites_only_the_changed_arguments() {
+    let token = github_token();
+    let mut input = HookInput {
+        tool_name: "shell".into(),
+        ..HookInput::default()
+    };
+    input.set_tool_arguments(&serde_json::json!({"cmd": format!("curl -H 'Authorization: token {token}' x"), "timeout": 30}).to_string());
+    let out = call(
+        &RedactSecrets,
+        HookEvent::PreToolUse,
+        input,
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        out.system_message,
+        "redact_secrets: redacted secret material from arguments of tool \"shell\""
+    );
+    let updated = out.hook_specific_output.unwrap().updated_input.unwrap();
+    assert_eq!(updated.len(), 1, "untouched arguments are not returned");
+    let cmd = updated["cmd"].as_str().unwrap();
+    assert!(cmd.contains("[REDACTED]") && !cmd.contains(&token), "{cmd}");
+
+    let clean = HookInput {
+        tool_name: "shell".into(),
+        tool_input: serde_json::json!({"cmd": "ls"}).as_object().cloned(),
+        ..HookInput::default()
+    };
+    assert_eq!(
+        call(
+            &RedactSecrets,
+            HookEvent::PreToolUse,
+            clean,
+            &[],
+            &HookEnv::default()
+        )
+        .await
+        .unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn redact_secrets_rewrites_outgoing_messages_and_tool_output() {
+    let token = github_token();
+    let mut assistant = tether_protocol::Message::assistant("");
+    assistant.tool_calls.push(tether_protocol::ToolCall::new(
+        "c1",
+        "shell",
+        serde_json::json!({"cmd": format!("echo {token}")}).to_string(),
+    ));
+    let input = HookInput {
+        messages: vec![
+            tether_protocol::Message::user(format!("my token is {token}")),
+            assistant,
+            tether_protocol::Message::user("fine"),
+        ],
+        ..HookInput::default()
+    };
+    let out = call(
+        &RedactSecrets,
+        HookEvent::BeforeLlmCall,
+        input,
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let messages = out.hook_specific_output.unwrap().updated_messages.unwrap();
+    assert_eq!(messages.len(), 3);
+    assert_eq!(messages[0].content, "my token is [REDACTED]");
+    assert!(
+        !messages[1].tool_calls[0]
+            .function
+            .arguments
+            .contains(&token)
+    );
+    assert_eq!(messages[2].content, "fine");
+
+    let input = HookInput {
+        tool_response: Some(format!("GITHUB_TOKEN={token}\n")),
+        ..HookInput::default()
+    };
+    let out = call(
+        &RedactSecrets,
+        HookEvent::ToolResponseTransform,
+        input,
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(
+        out.hook_specific_output
+            .unwrap()
+            .updated_tool_response
+            .as_deref(),
+        Some("GITHUB_TOKEN=[REDACTED]\n")
+    );
+    let other = HookInput {
+        tool_response: Some(token.clone()),
+        ..HookInput::default()
+    };
+    assert_eq!(
+        call(
+            &RedactSecrets,
+            HookEvent::Stop,
+            other,
+            &[],
+            &HookEnv::default()
+        )
+        .await
+        .unwrap(),
+        None
+    );
+}
+
+#[tokio::test]
+async fn safer_shell_asks_with_metadata_and_passes_reads() {
+    let shell = |cmd: &str, key: &str| HookInput {
+        tool_name: "shell".into(),
+        tool_input: serde_json::json!({ key: cmd }).as_object().cloned(),
+        ..HookInput::default()
+    };
+    let out = call(
+        &SaferShell,
+        HookEvent::PreToolUse,
+        shell("rm -rf /", "cmd"),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let h = out.hook_specific_output.unwrap();
+    assert_eq!(h.permission_decision, "ask");
+    assert!(
+        h.permission_decision_reason
+            .starts_with("Command matches destructive operation: "),
+        "{}",
+        h.permission_decision_reason
+    );
+    let meta = h.metadata.unwrap();
+    assert_eq!(meta["blast_radius"], "high");
+    assert_eq!(meta["category"], "fs-delete");
+    assert_eq!(meta["reason"], h.permission_decision_reason);
+
+    assert_eq!(
+        call(
+            &SaferShell,
+            HookEvent::PreToolUse,
+            shell("ls -la", "cmd"),
+            &[],
+            &HookEnv::default()
+        )
+        .await
+        .unwrap(),
+        None
+    );
+    let unknown = call(
+        &SaferShell,
+        HookEvent::PreToolUse,
+        shell("make deploy", "command"),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let h = unknown.hook_specific_output.unwrap();
+    assert_eq!(
+        h.permission_decision_reason,
+        "Shell command requires safer-mode confirmation."
+    );
+    assert_eq!(h.metadata.unwrap().get("category"), None);
+    let mut other_tool = shell("rm -rf /", "cmd");
+    other_tool.tool_name = "edit_file".into();
+    assert_eq!(
+        call(
+            &SaferShell,
+            HookEvent::PreToolUse,
+            other_tool,
+            &[],
+            &HookEnv::default()
+        )
+        .await
+        .unwrap(),
+        None
+    );
+}
