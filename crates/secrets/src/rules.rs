@@ -323,7 +323,7 @@ pub(crate) static RULES: &[Rule] = &[
         "npm-auth-setting",
         "`_auth` / `_authToken` in an .npmrc",
         &["_auth"],
-        r#"(?i-u:_auth(?:token)?)[ \t]{0,8}=[ \t]{0,8}(?P<secret>[\x21-\x7E&&[^"'`\\]]{8,512})"#,
+        r#"(?i-u:_auth(?:token)?)[ \t]{0,8}=[ \t]{0,8}(?P<secret>[A-Za-z0-9+/=_.~-]{8,512})(?:[\s"'`;,]|$)"#,
     )
     .check(ValueCheck::Bare)
     .anchor(Anchor::Keyword)
@@ -657,7 +657,7 @@ pub(crate) static RULES: &[Rule] = &[
         "netrc-password",
         "Password in a .netrc `machine … login … password …` entry",
         &["machine"],
-        r"(?i-u:machine)[ \t]{1,8}[\x21-\x7E]{1,253}(?:[ \t\r\n]{1,8}(?i-u:login)[ \t]{1,8}[\x21-\x7E]{1,128})?[ \t\r\n]{1,8}(?i-u:password)[ \t]{1,8}(?P<secret>[\x21-\x7E]{1,256})",
+        r#"(?i-u:machine)[ \t]{1,8}[\x21-\x7E]{1,253}(?:[ \t\r\n]{1,8}(?i-u:login)[ \t]{1,8}[\x21-\x7E]{1,128})?[ \t\r\n]{1,8}(?i-u:password)[ \t]{1,8}(?P<secret>[\x21-\x7E&&[^"'`\\]]{1,256})"#,
     )
     .check(ValueCheck::Credential)
     .anchor(Anchor::Keyword),

@@ -30,6 +30,9 @@ const PLACEHOLDER_FRAGMENTS: &[&str] = &[
     "xxxx",
     "[redacted]",
     "example",
+    "password",
+    "passwd",
+    "secret",
     "changeme",
     "change_me",
     "change-me",
@@ -42,9 +45,10 @@ const PLACEHOLDER_FRAGMENTS: &[&str] = &[
     "not-a-secret",
 ];
 
-/// Words that, as a whole segment of a value (split on `-_.:/ `), mark a sample such as
-/// `my-test-token-1` or `your_api_key_here`.
+/// Words that, as a whole segment of a value (split on anything but letters and digits), mark
+/// a sample such as `my-test-token-1`, `your_api_key_here` or `foo(bar)`.
 const PLACEHOLDER_SEGMENTS: &[&str] = &[
+    "admin",
     "apikey",
     "baz",
     "changeme",
@@ -59,6 +63,7 @@ const PLACEHOLDER_SEGMENTS: &[&str] = &[
     "key",
     "mock",
     "my",
+    "pass",
     "passwd",
     "password",
     "placeholder",
@@ -70,6 +75,8 @@ const PLACEHOLDER_SEGMENTS: &[&str] = &[
     "testing",
     "todo",
     "token",
+    "user",
+    "value",
     "xxx",
     "your",
 ];
@@ -90,9 +97,15 @@ fn is_plausible_token(value: &str) -> bool {
     !value.contains("EXAMPLE") && longest_run(value) < 8
 }
 
-/// Passwords in URLs and `user:password` pairs, where any length is plausible.
+/// Passwords in URLs and `user:password` pairs: short ones are plausible, but not one or two
+/// characters, and not a short lower-case word (`letme:in`, `Aladdin:opensesame` in docs).
 fn is_plausible_credential(value: &str) -> bool {
-    !is_placeholder(value) && !is_upper_snake(value) && !is_format_directive(value)
+    let short_word = value.len() <= 10 && value.bytes().all(|b| b.is_ascii_lowercase());
+    value.len() >= 3
+        && !short_word
+        && !is_placeholder(value)
+        && !is_upper_snake(value)
+        && !is_format_directive(value)
 }
 
 /// Values of key-name rules: long enough, not a placeholder, not a plain word or path.
@@ -122,7 +135,7 @@ fn is_placeholder(value: &str) -> bool {
     PLACEHOLDER_WORDS.contains(&lower.as_str())
         || PLACEHOLDER_FRAGMENTS.iter().any(|f| lower.contains(f))
         || lower
-            .split(['-', '_', '.', ':', '/', ' '])
+            .split(|c: char| !c.is_ascii_alphanumeric())
             .any(|segment| PLACEHOLDER_SEGMENTS.contains(&segment))
 }
 
@@ -260,19 +273,30 @@ mod tests {
     }
 
     #[test]
-    fn quoted_values_accept_identifier_like_literals_with_digits() {
+    fn quoted_values_accept_literals_with_digits_but_not_words_or_samples() {
         assert_eq!(
-            verdicts(ValueCheck::Quoted, &["password123", "Password", "P@ssw0rd"]),
+            verdicts(
+                ValueCheck::Quoted,
+                &[
+                    "letmein42",
+                    "Password",
+                    "P@ssw0rd",
+                    "password123",
+                    "foo(b%5Dc"
+                ]
+            ),
             vec![
-                ("password123".to_owned(), true),
+                ("letmein42".to_owned(), true),
                 ("Password".to_owned(), false),
                 ("P@ssw0rd".to_owned(), true),
+                ("password123".to_owned(), false),
+                ("foo(b%5Dc".to_owned(), false),
             ]
         );
     }
 
     #[test]
-    fn credentials_reject_names_and_format_directives_but_not_short_passwords() {
+    fn credentials_reject_names_directives_and_short_words_but_not_short_passwords() {
         assert_eq!(
             verdicts(
                 ValueCheck::Credential,

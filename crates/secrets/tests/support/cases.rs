@@ -430,6 +430,14 @@ pub(crate) fn cases() -> Vec<Case> {
     ));
 
     // npm-auth-setting
+    c.push(neg(
+        "npm-auth-setting",
+        "maybe_has_http_auth = cache_maybe_has_http_auth(&url, &extra.auth);",
+    ));
+    c.push(neg(
+        "npm-auth-setting",
+        "let client_auth = ClientAuthDetails::resolve(x);",
+    ));
     c.push(pos(
         "npm-auth-setting",
         "_auth=dXNlcjpzM2NyM3RQNHNz",
@@ -997,6 +1005,14 @@ pub(crate) fn cases() -> Vec<Case> {
     ));
 
     // url-password
+    c.push(neg(
+        "url-password",
+        "let m = Proxy::all(\"http://letme:in@yo.local\");",
+    ));
+    c.push(neg(
+        "url-password",
+        ".all(\"https://Aladdin:opensesame@localhost:8887\")",
+    ));
     c.push(pos(
         "url-password",
         "DATABASE_URL=postgres://app:Zq8mV2pL9x@db.internal:5432/app",
@@ -1045,6 +1061,10 @@ pub(crate) fn cases() -> Vec<Case> {
         "netrc-password",
         "machine example.org login me password PASSWORD",
     ));
+    c.push(neg(
+        "netrc-password",
+        "let netrc = \"machine example.org login me password PASSWORD\";",
+    ));
 
     // http-auth-header
     let bearer = rnd(ALNUM, 40, 180);
@@ -1066,6 +1086,10 @@ pub(crate) fn cases() -> Vec<Case> {
     ));
 
     // generic-quoted-assignment
+    c.push(neg(
+        "generic-quoted-assignment",
+        "{\"username\": \"\", \"password\": \"foo(b%5Dc\"}",
+    ));
     c.push(pos(
         "generic-quoted-assignment",
         "db_password = \"Zq8#mV2!pL\"",
@@ -1093,6 +1117,10 @@ pub(crate) fn cases() -> Vec<Case> {
     ));
 
     // generic-env-assignment
+    c.push(neg(
+        "generic-env-assignment",
+        "check_body(b\"username=user&password=secure%20password\").await;",
+    ));
     c.push(pos(
         "generic-env-assignment",
         "DB_PASSWORD=Zq8mV2pL9x ./run.sh",
