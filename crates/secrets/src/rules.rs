@@ -641,7 +641,7 @@ pub(crate) static RULES: &[Rule] = &[
         "url-password",
         "Password embedded in a URL: scheme://user:password@host",
         &["://"],
-        r#"://[\x21-\x7E&&[^:/?#@"'`<>\[\]{}()\\]]{0,128}:(?P<secret>[\x21-\x7E&&[^/?#@"'`<>\[\]{}()\\]]{1,256})@[0-9A-Za-z\[]"#,
+        r#"://[\x21-\x7E&&[^:/?#@"'`<>\[\]{}()\\]]{0,128}:(?P<secret>[\x21-\x7E&&[^:/?#@"'`<>\[\]{}()\\]]{1,256})@[0-9A-Za-z\[]"#,
     )
     .check(ValueCheck::Credential)
     .anchor(Anchor::Keyword),

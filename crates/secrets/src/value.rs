@@ -98,11 +98,14 @@ fn is_plausible_token(value: &str) -> bool {
 }
 
 /// Passwords in URLs and `user:password` pairs: short ones are plausible, but not one or two
-/// characters, and not a short lower-case word (`letme:in`, `Aladdin:opensesame` in docs).
+/// characters, a short lower-case word or a short number (`letme:in`, `Aladdin:opensesame`,
+/// `abc:123` in documentation).
 fn is_plausible_credential(value: &str) -> bool {
     let short_word = value.len() <= 10 && value.bytes().all(|b| b.is_ascii_lowercase());
+    let short_number = value.len() < 6 && value.bytes().all(|b| b.is_ascii_digit());
     value.len() >= 3
         && !short_word
+        && !short_number
         && !is_placeholder(value)
         && !is_upper_snake(value)
         && !is_format_directive(value)

@@ -1007,6 +1007,14 @@ pub(crate) fn cases() -> Vec<Case> {
     // url-password
     c.push(neg(
         "url-password",
+        "cvs://:pserver:anoncvs@sources.redhat.com:/cvs/src",
+    ));
+    c.push(neg(
+        "url-password",
+        "// Prints https://abc:123@example.com/",
+    ));
+    c.push(neg(
+        "url-password",
         "let m = Proxy::all(\"http://letme:in@yo.local\");",
     ));
     c.push(neg(
