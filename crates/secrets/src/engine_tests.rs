@@ -1,3 +1,6 @@
+//! The engine against a brute-force reference (every rule over the whole text), the keyword
+//! invariant each anchor relies on, overlap collapsing and the cheap prechecks.
+
 use std::fs;
 
 use pretty_assertions::assert_eq;

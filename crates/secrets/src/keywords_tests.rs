@@ -1,3 +1,5 @@
+//! The interleaved walk against aho-corasick's own overlapping search, around the split size.
+
 use aho_corasick::{AhoCorasick, MatchKind};
 use pretty_assertions::assert_eq;
 
