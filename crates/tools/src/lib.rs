@@ -2,16 +2,34 @@
 //!
 //! A tool never decides whether it may run: the runtime's approval chain does that before
 //! [`Tool::call`]. A tool's failure is a [`ToolResult`] with `is_error`, not a Rust error, so
-//! the model sees what went wrong.
+//! the model sees what went wrong ([`ToolError`] is only the typed form of those messages).
+//! Names, descriptions and argument schemas follow docker-agent's recorded requests, so a
+//! model prompted for docker-agent behaves the same here.
+
+mod args;
+mod error;
+mod filesystem;
+mod schema;
+mod shell;
+mod think;
+mod todo;
+mod toolset;
 
 use std::ffi::OsString;
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+
+pub use error::ToolError;
+pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
+pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
+pub use think::ThinkTool;
+pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};
+pub use toolset::build_toolset;
 
 /// What the model is told about a tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +60,9 @@ pub struct ToolContext<'a> {
 pub struct ToolResult {
     pub content: String,
     pub is_error: bool,
+    /// A file holding the call's full output when `content` only holds its tail (the shell
+    /// tool spools huge output). The caller owns the file; it survives this result.
+    pub spool: Option<PathBuf>,
 }
 
 impl ToolResult {
@@ -49,6 +70,7 @@ impl ToolResult {
         Self {
             content: content.into(),
             is_error: false,
+            spool: None,
         }
     }
 
@@ -56,7 +78,14 @@ impl ToolResult {
         Self {
             content: content.into(),
             is_error: true,
+            spool: None,
         }
+    }
+}
+
+impl From<ToolError> for ToolResult {
+    fn from(e: ToolError) -> Self {
+        Self::error(e.to_string())
     }
 }
 
@@ -65,7 +94,11 @@ pub trait Tool: Send + Sync + fmt::Debug {
     fn definition(&self) -> &ToolDefinition;
 
     /// Runs the tool. `args` is the call's arguments object (after any hook rewrite).
-    fn call<'a>(&'a self, args: &'a Map<String, Value>, ctx: ToolContext<'a>) -> BoxFuture<'a, ToolResult>;
+    fn call<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        ctx: ToolContext<'a>,
+    ) -> BoxFuture<'a, ToolResult>;
 }
 
 /// The tools of one toolset entry of an agent, plus the system-prompt text that goes with them.

@@ -1,0 +1,188 @@
+//! Directory listings and directory changes.
+//!
+//! `list_directory` shows one directory exactly as it is (sorted, nothing hidden), in
+//! docker-agent's `FILE name` / `DIR  name` format. `directory_tree` walks recursively, so it
+//! skips what `.gitignore` ignores and `.git` itself, and stops at a node budget: a tree of
+//! `node_modules` would otherwise swamp the context.
+
+use serde::{Deserialize, Serialize};
+
+use super::Call;
+use super::search::walker;
+use crate::ToolError;
+use crate::args::{parse, resolve};
+
+/// `list_directory` lists at most this many entries.
+pub(super) const MAX_LIST_ENTRIES: usize = 10_000;
+
+/// `directory_tree` includes at most this many nodes below the root.
+pub(super) const MAX_TREE_NODES: usize = 5_000;
+
+#[derive(Debug, Deserialize)]
+struct PathArgs {
+    path: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct TreeArgs {
+    path: String,
+    /// Not in docker-agent's schema, but its instruction text tells the model to use it.
+    max_depth: Option<usize>,
+}
+
+#[derive(Debug, Deserialize)]
+struct PathsArgs {
+    paths: Option<Vec<String>>,
+}
+
+pub(super) fn list_directory(call: &Call) -> Result<String, ToolError> {
+    let args: PathArgs = parse(&call.tool, &call.args)?;
+    let path = args.path.as_str();
+    let resolved = resolve(&call.working_dir, path);
+    let entries = std::fs::read_dir(&resolved).map_err(|e| ToolError::io("list", path, &e))?;
+    let mut rows: Vec<(String, bool)> = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| ToolError::io("list", path, &e))?;
+        // Follows symlinks, so a link to a directory lists as one.
+        let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+        rows.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+    }
+    if rows.is_empty() {
+        return Ok(format!("directory `{path}` is empty\n"));
+    }
+    rows.sort_unstable();
+    let mut out = String::new();
+    for (name, is_dir) in rows.iter().take(MAX_LIST_ENTRIES) {
+        out.push_str(if *is_dir { "DIR  " } else { "FILE " });
+        out.push_str(name);
+        out.push('\n');
+    }
+    if rows.len() > MAX_LIST_ENTRIES {
+        out.push_str(&format!(
+            "[{} more entries not shown]\n",
+            rows.len() - MAX_LIST_ENTRIES
+        ));
+    }
+    Ok(out)
+}
+
+/// One node of `directory_tree`'s JSON.
+#[derive(Debug, Serialize)]
+struct Node {
+    name: String,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// Directories always have it (maybe empty); files never.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    children: Option<Vec<Self>>,
+    /// Set on the root when the node budget cut the walk short.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    truncated: bool,
+}
+
+impl Node {
+    fn new(name: String, is_dir: bool) -> Self {
+        Self {
+            name,
+            kind: if is_dir { "directory" } else { "file" },
+            children: is_dir.then(Vec::new),
+            truncated: false,
+        }
+    }
+
+    fn adopt(&mut self, child: Self) {
+        if let Some(children) = &mut self.children {
+            children.push(child);
+        }
+    }
+}
+
+pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
+    let args: TreeArgs = parse(&call.tool, &call.args)?;
+    let path = args.path.as_str();
+    let resolved = resolve(&call.working_dir, path);
+    let real = std::fs::canonicalize(&resolved).map_err(|e| ToolError::io("walk", path, &e))?;
+    if !real.is_dir() {
+        return Err(ToolError::Rejected(format!("`{path}` is not a directory")));
+    }
+    let root_name = real
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned());
+    let mut builder = walker(&resolved);
+    builder.max_depth(args.max_depth);
+    // stack[d] is the open directory at depth d; entries arrive depth-first, sorted.
+    let mut stack = vec![Node::new(root_name, true)];
+    let mut nodes = 0usize;
+    let mut truncated = false;
+    for entry in builder.build().skip(1) {
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        let Ok(entry) = entry else { continue };
+        if nodes == MAX_TREE_NODES {
+            truncated = true;
+            break;
+        }
+        nodes += 1;
+        close_to_depth(&mut stack, entry.depth());
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let node = Node::new(entry.file_name().to_string_lossy().into_owned(), is_dir);
+        if is_dir {
+            stack.push(node);
+        } else if let Some(parent) = stack.last_mut() {
+            parent.adopt(node);
+        }
+    }
+    close_to_depth(&mut stack, 1);
+    let Some(mut root) = stack.pop() else {
+        return Err(ToolError::Internal("the tree lost its root".to_owned()));
+    };
+    root.truncated = truncated;
+    serde_json::to_string(&root).map_err(|e| ToolError::Internal(e.to_string()))
+}
+
+/// Closes open directories until the innermost one is at `depth - 1`.
+fn close_to_depth(stack: &mut Vec<Node>, depth: usize) {
+    while stack.len() > depth.max(1) {
+        let Some(done) = stack.pop() else { return };
+        if let Some(parent) = stack.last_mut() {
+            parent.adopt(done);
+        }
+    }
+}
+
+fn paths(call: &Call) -> Result<Vec<String>, ToolError> {
+    let args: PathsArgs = parse(&call.tool, &call.args)?;
+    let paths = args.paths.unwrap_or_default();
+    if paths.is_empty() {
+        return Err(ToolError::invalid(&call.tool, "`paths` is empty"));
+    }
+    Ok(paths)
+}
+
+pub(super) fn create_directory(call: &Call) -> Result<String, ToolError> {
+    let mut lines = Vec::new();
+    for path in paths(call)? {
+        std::fs::create_dir_all(resolve(&call.working_dir, &path))
+            .map_err(|e| ToolError::io("create directory", &path, &e))?;
+        lines.push(format!("Directory created successfully: {path}"));
+    }
+    Ok(lines.join("\n"))
+}
+
+pub(super) fn remove_directory(call: &Call) -> Result<String, ToolError> {
+    let mut lines = Vec::new();
+    for path in paths(call)? {
+        std::fs::remove_dir(resolve(&call.working_dir, &path)).map_err(|e| {
+            let mut err = ToolError::io("remove directory", &path, &e);
+            if e.kind() == std::io::ErrorKind::DirectoryNotEmpty
+                && let ToolError::Io { message, .. } = &mut err
+            {
+                message.push_str(" (remove_directory only removes empty directories)");
+            }
+            err
+        })?;
+        lines.push(format!("Directory removed successfully: {path}"));
+    }
+    Ok(lines.join("\n"))
+}

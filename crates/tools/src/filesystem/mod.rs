@@ -1,0 +1,119 @@
+//! The `filesystem` toolset: docker-agent's nine tools over the local disk.
+//!
+//! Every call runs on tokio's blocking pool (directory walks and large reads block), resolves
+//! paths against `ToolContext::working_dir`, and turns every failure into a `ToolResult`
+//! error naming the path as the model wrote it. There is no sandbox here: which calls may
+//! run is the approval chain's decision, made before `Tool::call`.
+
+mod definitions;
+mod dirs;
+mod files;
+mod search;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
+
+/// The toolset's system-prompt text, as docker-agent sent it in the recorded request.
+pub const FILESYSTEM_INSTRUCTION: &str = "## Filesystem Tools\n\n- Relative paths resolve from the working directory; absolute paths and \"..\" work as expected\n- Prefer read_multiple_files over sequential read_file calls\n- Use search_files_content to locate code or text across files\n- Use exclude patterns in searches and max_depth in directory_tree to limit output";
+
+/// Which filesystem operation a tool performs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    DirectoryTree,
+    EditFile,
+    ListDirectory,
+    ReadFile,
+    ReadMultipleFiles,
+    SearchFilesContent,
+    WriteFile,
+    CreateDirectory,
+    RemoveDirectory,
+}
+
+/// One filesystem tool.
+#[derive(Debug)]
+pub struct FilesystemTool {
+    definition: ToolDefinition,
+    op: Op,
+}
+
+impl FilesystemTool {
+    /// All nine tools, in docker-agent's order.
+    pub fn all() -> Vec<Arc<dyn Tool>> {
+        definitions::table()
+            .into_iter()
+            .map(|(op, name, description, read_only, parameters)| {
+                Arc::new(Self {
+                    definition: ToolDefinition {
+                        name: name.to_owned(),
+                        description: description.to_owned(),
+                        parameters,
+                        read_only,
+                        category: "filesystem",
+                    },
+                    op,
+                }) as Arc<dyn Tool>
+            })
+            .collect()
+    }
+}
+
+/// What every operation gets: owned, because it runs on the blocking pool.
+#[derive(Debug)]
+struct Call {
+    tool: String,
+    args: Map<String, Value>,
+    working_dir: PathBuf,
+    cancel: CancellationToken,
+}
+
+impl Tool for FilesystemTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        ctx: ToolContext<'a>,
+    ) -> BoxFuture<'a, ToolResult> {
+        let op = self.op;
+        let call = Call {
+            tool: self.definition.name.clone(),
+            args: args.clone(),
+            working_dir: ctx.working_dir.to_path_buf(),
+            cancel: ctx.cancel.clone(),
+        };
+        Box::pin(async move {
+            let tool = call.tool.clone();
+            match tokio::task::spawn_blocking(move || run(op, &call)).await {
+                Ok(result) => result,
+                Err(e) => ToolError::Internal(format!("`{tool}` failed: {e}")).into(),
+            }
+        })
+    }
+}
+
+fn run(op: Op, call: &Call) -> ToolResult {
+    if call.cancel.is_cancelled() {
+        return ToolError::Cancelled.into();
+    }
+    let text = match op {
+        Op::ReadMultipleFiles => return files::read_multiple_files(call),
+        Op::DirectoryTree => dirs::directory_tree(call),
+        Op::EditFile => files::edit_file(call),
+        Op::ListDirectory => dirs::list_directory(call),
+        Op::ReadFile => files::read_file(call),
+        Op::SearchFilesContent => search::search_files_content(call),
+        Op::WriteFile => files::write_file(call),
+        Op::CreateDirectory => dirs::create_directory(call),
+        Op::RemoveDirectory => dirs::remove_directory(call),
+    };
+    text.map_or_else(ToolResult::from, ToolResult::ok)
+}

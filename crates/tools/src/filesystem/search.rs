@@ -1,0 +1,276 @@
+//! `search_files_content`: a small grep over a `.gitignore`-aware walk.
+//!
+//! The walk is the `ignore` crate's (ripgrep's): `.gitignore`, `.ignore` and
+//! `.git/info/exclude` are honoured even outside a git repository, the user's global excludes
+//! are not (so results do not depend on the machine), hidden files are searched, `.git` never
+//! is. Output is `path:line: text`, one line per matching line, capped so one broad query
+//! cannot flood the context.
+
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobBuilder, GlobMatcher};
+use ignore::WalkBuilder;
+use regex::Regex;
+use serde::Deserialize;
+
+use super::Call;
+use super::files::{SNIFF_BYTES, looks_binary};
+use crate::ToolError;
+use crate::args::{parse, resolve};
+
+/// Files larger than this are not searched.
+pub(super) const MAX_SEARCH_FILE_BYTES: u64 = 8 * 1024 * 1024;
+/// The search stops after this many matching lines...
+pub(super) const MAX_MATCHES: usize = 1_000;
+/// ...or this much output.
+pub(super) const MAX_OUTPUT_BYTES: usize = 256 * 1024;
+/// Longer lines are shown as a window around the match.
+const MAX_LINE_CHARS: usize = 200;
+const CONTEXT_CHARS: usize = 60;
+
+#[derive(Debug, Deserialize)]
+struct SearchArgs {
+    path: String,
+    query: String,
+    is_regex: Option<bool>,
+    #[serde(rename = "excludePatterns")]
+    exclude_patterns: Option<Vec<String>>,
+}
+
+/// The walk every recursive filesystem tool uses (sorted, so output is deterministic).
+pub(super) fn walker(root: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(false)
+        .git_global(false)
+        .require_git(false)
+        .follow_links(false)
+        .sort_by_file_name(Ord::cmp)
+        .filter_entry(|e| e.file_name() != ".git");
+    builder
+}
+
+/// docker-agent's exclude rules: a pattern excludes an entry when it matches its path
+/// relative to the search root or its base name (`*` does not cross `/`), and `dir/*`
+/// excludes `dir` itself. An excluded directory is not descended into.
+#[derive(Debug)]
+struct Excludes(Vec<(GlobMatcher, Option<String>)>);
+
+impl Excludes {
+    fn new(tool: &str, patterns: &[String]) -> Result<Self, ToolError> {
+        let mut out = Vec::with_capacity(patterns.len());
+        for pattern in patterns {
+            let glob = GlobBuilder::new(pattern)
+                .literal_separator(true)
+                .build()
+                .map(|g: Glob| g.compile_matcher())
+                .map_err(|e| ToolError::invalid(tool, format!("bad exclude pattern: {e}")))?;
+            let dir = pattern.strip_suffix("/*").map(str::to_owned);
+            out.push((glob, dir));
+        }
+        Ok(Self(out))
+    }
+
+    fn excludes(&self, rel: &str) -> bool {
+        let base = rel.rsplit('/').next().unwrap_or(rel);
+        self.0.iter().any(|(glob, dir)| {
+            dir.as_deref().is_some_and(|d| rel == d) || glob.is_match(rel) || glob.is_match(base)
+        })
+    }
+}
+
+/// How matches are found on one line: the byte range of the first match.
+#[derive(Debug)]
+enum Matcher {
+    Literal(String),
+    Regex(Regex),
+}
+
+impl Matcher {
+    fn find(&self, line: &str) -> Option<(usize, usize)> {
+        match self {
+            Self::Literal(q) => line.find(q.as_str()).map(|i| (i, i + q.len())),
+            Self::Regex(r) => r.find(line).map(|m| (m.start(), m.end())),
+        }
+    }
+}
+
+pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
+    let args: SearchArgs = parse(&call.tool, &call.args)?;
+    let tool = call.tool.as_str();
+    if args.query.is_empty() {
+        return Err(ToolError::invalid(tool, "`query` is empty"));
+    }
+    let matcher = if args.is_regex.unwrap_or(false) {
+        let regex = Regex::new(&args.query)
+            .map_err(|e| ToolError::invalid(tool, format!("bad regex: {e}")))?;
+        Matcher::Regex(regex)
+    } else {
+        Matcher::Literal(args.query.clone())
+    };
+    let excludes = Excludes::new(tool, &args.exclude_patterns.unwrap_or_default())?;
+    let path = args.path.as_str();
+    let root = resolve(&call.working_dir, path);
+    std::fs::metadata(&root).map_err(|e| ToolError::io("search", path, &e))?;
+    // Results name files the way the model named the root, so it can pass them back as is.
+    let shown_root = match path {
+        "" | "." | "./" => PathBuf::new(),
+        p => PathBuf::from(p),
+    };
+
+    let mut builder = walker(&root);
+    let filter_root = root.clone();
+    builder.filter_entry(move |e| {
+        let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
+        e.depth() == 0 || (e.file_name() != ".git" && !excludes.excludes(&rel.to_string_lossy()))
+    });
+    let mut out = String::new();
+    let mut matches = 0usize;
+    'walk: for entry in builder.build() {
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::Cancelled);
+        }
+        let Ok(entry) = entry else { continue };
+        let Some(text) = searchable_text(entry.path()) else {
+            continue;
+        };
+        let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
+        let shown = if rel.as_os_str().is_empty() {
+            PathBuf::from(path)
+        } else {
+            shown_root.join(rel)
+        };
+        for (i, line) in text.lines().enumerate() {
+            let Some((start, end)) = matcher.find(line) else {
+                continue;
+            };
+            out.push_str(&format!(
+                "{}:{}: {}\n",
+                shown.display(),
+                i + 1,
+                preview(line, start, end)
+            ));
+            matches += 1;
+            if matches >= MAX_MATCHES || out.len() >= MAX_OUTPUT_BYTES {
+                out.push_str(&format!(
+                    "[search stopped after {matches} matches; narrow it with a more specific query, path or excludePatterns]\n"
+                ));
+                break 'walk;
+            }
+        }
+    }
+    if matches == 0 {
+        return Ok("No results found".to_owned());
+    }
+    Ok(out)
+}
+
+/// The file's text, or `None` for directories, special files, huge or binary files.
+fn searchable_text(path: &Path) -> Option<String> {
+    // Follows symlinks, like a read would.
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SEARCH_FILE_BYTES {
+        return None;
+    }
+    let bytes = std::fs::read(path).ok()?;
+    if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+/// The line, or at most `MAX_LINE_CHARS` of it around the match when it is longer.
+fn preview(line: &str, start: usize, end: usize) -> String {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.chars().count() <= MAX_LINE_CHARS {
+        return line.to_owned();
+    }
+    let (start, end) = (start.min(line.len()), end.min(line.len()));
+    let from = line[..start]
+        .char_indices()
+        .rev()
+        .nth(CONTEXT_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let after = line[end..]
+        .char_indices()
+        .nth(CONTEXT_CHARS)
+        .map_or(line.len(), |(i, _)| end + i);
+    let cap = line[from..]
+        .char_indices()
+        .nth(MAX_LINE_CHARS)
+        .map_or(line.len(), |(i, _)| from + i);
+    let to = after.min(cap);
+    let mut shown = String::new();
+    if from > 0 {
+        shown.push('…');
+    }
+    shown.push_str(&line[from..to]);
+    if to < line.len() {
+        shown.push('…');
+    }
+    shown
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exclude_patterns_match_relative_paths_base_names_and_dir_stars() {
+        let ex = Excludes::new(
+            "t",
+            &[
+                "*.log".to_owned(),
+                "vendor/*".to_owned(),
+                "docs/gen".to_owned(),
+                "**/fixtures".to_owned(),
+            ],
+        )
+        .unwrap();
+        let cases = [
+            ("app.log", true),
+            ("sub/app.log", true),
+            ("vendor", true),
+            ("vendor/lib.rs", true),
+            ("docs/gen", true),
+            ("docs/genx", false),
+            ("a/b/fixtures", true),
+            ("src/main.rs", false),
+            ("src/log.rs", false),
+        ];
+        for (rel, want) in cases {
+            assert_eq!(ex.excludes(rel), want, "{rel}");
+        }
+    }
+
+    #[test]
+    fn a_bad_exclude_glob_is_an_argument_error() {
+        let err = Excludes::new("search_files_content", &["a[".to_owned()]).unwrap_err();
+        let ToolError::InvalidArguments { tool, message } = err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(tool, "search_files_content");
+        assert!(message.starts_with("bad exclude pattern: "), "{message}");
+    }
+
+    #[test]
+    fn long_lines_are_shown_around_the_match() {
+        let line = format!("{}NEEDLE{}", "a".repeat(300), "b".repeat(300));
+        let want = format!("…{}NEEDLE{}…", "a".repeat(60), "b".repeat(60));
+        assert_eq!(preview(&line, 300, 306), want);
+        let short = "x NEEDLE y\r";
+        assert_eq!(preview(short, 2, 8), "x NEEDLE y");
+        let multibyte = format!("{}ü{}", "é".repeat(250), "z".repeat(10));
+        let start = "é".len() * 250;
+        let want = format!("…{}ü{}", "é".repeat(60), "z".repeat(10));
+        assert_eq!(preview(&multibyte, start, start + 2), want);
+        let huge_match = "m".repeat(500);
+        assert_eq!(
+            preview(&huge_match, 0, 500),
+            format!("{}…", "m".repeat(200))
+        );
+    }
+}

@@ -1,0 +1,38 @@
+//! Building the tools of one `toolsets:` entry of an agent.
+
+use std::sync::Arc;
+
+use tether_config::ToolsetKind;
+use tether_exec::Shell;
+
+use crate::{
+    FILESYSTEM_INSTRUCTION, FilesystemTool, SHELL_INSTRUCTION, ShellTool, TODO_INSTRUCTION,
+    ThinkTool, TodoTool, Tool, Toolset,
+};
+
+/// The tools of `cfg`: only those its `tools:` filter lists (in definition order, whatever
+/// the filter's order), with the toolset's system-prompt text. The shell tool runs commands
+/// with `shell` and the entry's `env`. A filter that keeps no tool yields no instruction.
+pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
+    let (all, instruction): (Vec<Arc<dyn Tool>>, Option<&str>) = match cfg.kind {
+        ToolsetKind::Filesystem => (FilesystemTool::all(), Some(FILESYSTEM_INSTRUCTION)),
+        ToolsetKind::Shell => (
+            vec![Arc::new(ShellTool::new(shell.clone(), &cfg.env))],
+            Some(SHELL_INSTRUCTION),
+        ),
+        ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
+        ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION)),
+    };
+    let tools: Vec<Arc<dyn Tool>> = match &cfg.tools {
+        Some(names) => all
+            .into_iter()
+            .filter(|t| names.iter().any(|n| *n == t.definition().name))
+            .collect(),
+        None => all,
+    };
+    let instruction = (!tools.is_empty()).then_some(instruction).flatten();
+    Toolset {
+        tools,
+        instruction: instruction.map(str::to_owned),
+    }
+}
