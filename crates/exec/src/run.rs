@@ -21,6 +21,9 @@ const KILL_GRACE: Duration = Duration::from_millis(500);
 
 const READ_CHUNK: usize = 16 * 1024;
 
+/// A spooled stream may be huge: read a whole pipe buffer (64 KiB on Linux) at a time.
+const SPOOL_READ_CHUNK: usize = 64 * 1024;
+
 /// What the child reads on stdin.
 #[derive(Debug, Clone, Default)]
 pub enum Stdin {
@@ -270,7 +273,14 @@ async fn supervise(
     let cancel = spec.cancel.clone().unwrap_or_default();
     let mut cancelled = pin!(cancel.cancelled_owned());
 
-    let mut out_buf = vec![0u8; READ_CHUNK];
+    let mut out_buf = vec![
+        0u8;
+        if spooler.is_some() {
+            SPOOL_READ_CHUNK
+        } else {
+            READ_CHUNK
+        }
+    ];
     let mut err_buf = vec![0u8; READ_CHUNK];
     let mut exited = false;
     let mut killed = false;

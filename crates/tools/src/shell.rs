@@ -241,3 +241,97 @@ fn signal_name(signal: i32) -> &'static str {
         _ => "",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use tether_exec::Output;
+
+    use super::*;
+
+    fn exited(code: i32, out: &[u8]) -> ExecRecord {
+        ExecRecord {
+            exit_code: Some(code),
+            stdout: Output {
+                bytes: out.to_vec(),
+                total: out.len() as u64,
+            },
+            ..ExecRecord::default()
+        }
+    }
+
+    #[test]
+    fn a_cut_tail_starts_at_a_character_boundary() {
+        let mut r = exited(0, "\u{e9}t\u{e9}\n".as_bytes());
+        // Keep from the middle of the first `é` (its continuation byte) onwards.
+        r.stdout.bytes.remove(0);
+        r.stdout.total = 100;
+        r.spool_error = Some("cannot create `/x`: permission denied".to_owned());
+        assert_eq!(
+            render(&r, DEFAULT_TIMEOUT),
+            ToolResult::ok(
+                "t\u{e9}\n[output truncated: 100 bytes in total, only the last 4 are shown; the full output could not be saved: cannot create `/x`: permission denied]"
+            )
+        );
+    }
+
+    #[test]
+    fn drain_kills_and_odd_endings_are_explained() {
+        let mut r = exited(0, b"started\n");
+        r.drain_killed = true;
+        assert_eq!(
+            render(&r, DEFAULT_TIMEOUT),
+            ToolResult::ok(
+                "started\n[processes started by the command kept its output open after it exited; they were killed]"
+            )
+        );
+        let r = ExecRecord {
+            signal: Some(64),
+            ..ExecRecord::default()
+        };
+        assert_eq!(
+            render(&r, DEFAULT_TIMEOUT),
+            ToolResult::error("[killed by signal 64]")
+        );
+        let r = ExecRecord::default();
+        assert_eq!(
+            render(&r, DEFAULT_TIMEOUT),
+            ToolResult::error("[the command's exit status is unknown]")
+        );
+    }
+
+    #[test]
+    fn timeouts_are_given_in_seconds_and_clamped() {
+        let tool = ShellTool::new(
+            Shell {
+                program: "/bin/sh".into(),
+                kind: tether_exec::ShellKind::Sh,
+            },
+            &[],
+        );
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let ctx = ToolContext {
+            working_dir: std::path::Path::new("/"),
+            cancel: &cancel,
+            env: &[],
+        };
+        let cases = [
+            (None, DEFAULT_TIMEOUT),
+            (Some(0.0), DEFAULT_TIMEOUT),
+            (Some(-5.0), DEFAULT_TIMEOUT),
+            (Some(f64::NAN), DEFAULT_TIMEOUT),
+            (Some(2.5), Duration::from_millis(2500)),
+            (Some(1e12), MAX_TIMEOUT),
+        ];
+        for (timeout, want) in cases {
+            let args = ShellArgs {
+                cmd: Some("true".to_owned()),
+                command: None,
+                cwd: None,
+                timeout,
+            };
+            let (spec, got) = tool.spec(args, ctx).unwrap();
+            assert_eq!((got, spec.timeout), (want, Some(want)), "{timeout:?}");
+        }
+    }
+}

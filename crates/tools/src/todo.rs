@@ -19,13 +19,35 @@ use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
 pub const TODO_INSTRUCTION: &str = "## Todo Tools\n\nTrack multi-step work with todos:\n- Before complex work, create one todo per major step (create_todos creates several at once)\n- Set a todo to \"in_progress\" when you start it and to \"completed\" as soon as it is done\n- Update several todos in one update_todos call\n- Leave no todo pending or in progress when you give your final answer";
 
 /// Where a todo stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     Pending,
-    #[serde(alias = "in-progress")]
     InProgress,
     Completed,
+}
+
+impl TodoStatus {
+    /// The wire name, or docker-agent's `in-progress`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "pending" => Some(Self::Pending),
+            "in_progress" | "in-progress" => Some(Self::InProgress),
+            "completed" => Some(Self::Completed),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TodoStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Self::parse(&s).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown status `{s}` (expected pending, in_progress or completed)"
+            ))
+        })
+    }
 }
 
 /// One item.

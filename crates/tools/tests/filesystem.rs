@@ -1,5 +1,7 @@
 //! The filesystem tools on real files in temp directories, table-driven per tool.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use std::path::Path;

@@ -2,6 +2,8 @@
 //! the instruction must be what docker-agent sent, and `list_directory` must answer what it
 //! answered.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
 mod common;
 
 use std::path::Path;
