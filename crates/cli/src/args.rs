@@ -15,6 +15,9 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run an agent file: one-shot with `--exec` (or a prompt on a non-terminal), else an
+    /// interactive session.
+    Run(RunArgs),
     /// Work with hooks without running a model.
     #[command(subcommand)]
     Hooks(HooksCommand),
@@ -26,6 +29,41 @@ pub(crate) enum HooksCommand {
     Check(CheckArgs),
     /// Dispatch one event through an agent's hooks and print the aggregated result as JSON.
     Fire(FireArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The prompt (words are joined with spaces).
+    pub(crate) prompt: Vec<String>,
+    /// Run the prompt once and exit.
+    #[arg(long)]
+    pub(crate) exec: bool,
+    /// The agent to start with (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// Override an agent's model: `PROVIDER/MODEL` for every agent, `AGENT=PROVIDER/MODEL` for one
+    /// (repeatable).
+    #[arg(long, value_name = "[AGENT=]PROVIDER/MODEL")]
+    pub(crate) model: Vec<String>,
+    /// Approve every tool call (hooks on the preempt lane still run).
+    #[arg(long)]
+    pub(crate) yolo: bool,
+    /// Where tools and hooks run (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// Print one JSON event per line instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Do not print tool calls and their results.
+    #[arg(long)]
+    pub(crate) hide_tool_calls: bool,
+    /// Append one JSON line per hook run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hook_log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) hooks: HookFlags,
 }
 
 #[derive(Debug, Args)]

@@ -4,8 +4,12 @@
 mod args;
 mod commands;
 mod common;
+mod console;
+mod interact;
+mod interactive;
 mod out;
 mod programs;
+mod render;
 
 use std::process::ExitCode;
 
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Command::Run(args) => commands::run::run(args).await,
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
         }

@@ -2,3 +2,4 @@
 
 pub(crate) mod hooks_check;
 pub(crate) mod hooks_fire;
+pub(crate) mod run;

@@ -1,0 +1,200 @@
+//! The interactive renderer: streamed text, coloured tool calls and notices, a spinner while the
+//! model thinks, `blast_radius` badges on confirmations. Colour follows `NO_COLOR` and whether
+//! stdout is a terminal (anstream).
+
+use std::io::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anstyle::{AnsiColor, Style};
+use indicatif::{ProgressBar, ProgressStyle};
+use tether_core::EventSink;
+use tether_protocol::RuntimeEvent;
+
+use crate::render::call_arguments;
+
+const TOOL: Style = AnsiColor::Cyan.on_default();
+const DIM: Style = Style::new().dimmed();
+const WARN: Style = AnsiColor::Yellow.on_default();
+const ERROR: Style = AnsiColor::Red.on_default().bold();
+const AGENT: Style = AnsiColor::Magenta.on_default().bold();
+
+#[derive(Debug, Default)]
+struct State {
+    spinner: Option<ProgressBar>,
+    /// The last thing printed did not end with a newline.
+    mid_line: bool,
+    agent: Option<String>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Console {
+    state: Mutex<State>,
+    terminal: bool,
+    hide_tool_calls: bool,
+}
+
+/// The badge for a `blast_radius` value.
+pub(crate) fn badge(radius: &str) -> (Style, String) {
+    let style = match radius {
+        "low" => AnsiColor::Green.on_default().bold(),
+        "medium" => AnsiColor::Yellow.on_default().bold(),
+        "high" => AnsiColor::Red.on_default().bold(),
+        _ => DIM,
+    };
+    (style, format!("[{}]", radius.to_uppercase()))
+}
+
+impl Console {
+    pub(crate) fn new(terminal: bool, hide_tool_calls: bool) -> Self {
+        Self {
+            state: Mutex::new(State::default()),
+            terminal,
+            hide_tool_calls,
+        }
+    }
+
+    fn write(&self, state: &mut State, text: &str) {
+        if let Some(s) = state.spinner.take() {
+            s.finish_and_clear();
+        }
+        let mut out = anstream::stdout().lock();
+        let _ = out.write_all(text.as_bytes());
+        let _ = out.flush();
+        if !text.is_empty() {
+            state.mid_line = !text.ends_with('\n');
+        }
+    }
+
+    /// A line of its own, starting on a fresh line.
+    fn line(&self, state: &mut State, style: Style, text: &str) {
+        let lead = if state.mid_line { "\n" } else { "" };
+        self.write(state, &format!("{lead}{style}{text}{style:#}\n"));
+    }
+
+    fn with_state(&self, f: impl FnOnce(&mut State)) {
+        if let Ok(mut s) = self.state.lock() {
+            f(&mut s);
+        }
+    }
+
+    pub(crate) fn banner(&self, agent: &str, session_id: &str) {
+        self.with_state(|s| {
+            self.line(
+                s,
+                DIM,
+                &format!("tether · agent {agent} · session {session_id} · /help for commands"),
+            );
+        });
+    }
+
+    pub(crate) fn prompt(&self) -> String {
+        self.with_state(|s| {
+            if s.mid_line {
+                self.write(s, "\n");
+            }
+        });
+        "> ".to_owned()
+    }
+
+    pub(crate) fn note(&self, text: &str) {
+        self.with_state(|s| self.line(s, DIM, text));
+    }
+
+    pub(crate) fn finish(&self) {
+        self.with_state(|s| {
+            if s.mid_line {
+                self.write(s, "\n");
+            }
+        });
+    }
+}
+
+impl EventSink for Console {
+    fn emit(&self, _session_id: &str, event: RuntimeEvent) {
+        self.with_state(|s| match event {
+            RuntimeEvent::AgentChanged { agent } if s.agent.as_deref() != Some(agent.as_str()) => {
+                self.line(s, AGENT, &format!("── {agent} ──"));
+                s.agent = Some(agent);
+            }
+            RuntimeEvent::ModelCallStarted { .. } if self.terminal => {
+                let bar = ProgressBar::new_spinner();
+                if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
+                    bar.set_style(style);
+                }
+                bar.set_message("thinking…");
+                bar.enable_steady_tick(Duration::from_millis(100));
+                s.spinner = Some(bar);
+            }
+            RuntimeEvent::AgentTextDelta { text, .. } => self.write(s, &text),
+            RuntimeEvent::ReasoningDelta { text, .. } => {
+                self.write(s, &format!("{DIM}{text}{DIM:#}"))
+            }
+            RuntimeEvent::AgentMessage { .. } if s.mid_line => self.write(s, "\n"),
+            RuntimeEvent::ToolCall {
+                name, arguments, ..
+            } if !self.hide_tool_calls => {
+                self.line(
+                    s,
+                    TOOL,
+                    &format!("▶ {name}({})", call_arguments(&arguments)),
+                );
+            }
+            RuntimeEvent::ToolResponse {
+                name,
+                response,
+                is_error,
+                ..
+            } if !self.hide_tool_calls => {
+                let mut shown: Vec<&str> = response.lines().take(6).collect();
+                if response.lines().count() > 6 {
+                    shown.push("…");
+                }
+                let style = if is_error { WARN } else { DIM };
+                self.line(s, style, &format!("◀ {name}: {}", shown.join("\n  ")));
+            }
+            RuntimeEvent::ToolConfirmation {
+                name,
+                arguments,
+                metadata,
+                ..
+            } => {
+                let mut text = format!("{TOOL}? {name}({}){TOOL:#}", call_arguments(&arguments));
+                if let Some(meta) = metadata {
+                    if let Some(radius) = meta.get("blast_radius") {
+                        let (style, label) = badge(radius);
+                        text.push_str(&format!(" {style}{label}{style:#}"));
+                    }
+                    for key in ["category", "reason"] {
+                        if let Some(v) = meta.get(key) {
+                            text.push_str(&format!(" {DIM}{key}: {v}{DIM:#}"));
+                        }
+                    }
+                }
+                let lead = if s.mid_line { "\n" } else { "" };
+                self.write(s, &format!("{lead}{text}\n"));
+            }
+            RuntimeEvent::HookBlocked {
+                event,
+                hook,
+                message,
+            } => {
+                let who = if hook.is_empty() {
+                    String::new()
+                } else {
+                    format!(" `{}`", hook.lines().next().unwrap_or_default())
+                };
+                self.line(
+                    s,
+                    ERROR,
+                    &format!("✋ blocked by {event} hook{who}: {message}"),
+                );
+            }
+            RuntimeEvent::Warning { message } => self.line(s, WARN, &format!("warning: {message}")),
+            RuntimeEvent::Error { message, .. } => {
+                self.line(s, ERROR, &format!("error: {message}"))
+            }
+            _ => {}
+        });
+    }
+}

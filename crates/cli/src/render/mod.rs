@@ -1,0 +1,46 @@
+//! Renderers: event sinks that turn runtime events into terminal output.
+
+mod exec;
+mod json;
+
+pub(crate) use exec::ExecSink;
+pub(crate) use json::JsonSink;
+
+use serde_json::Value;
+
+/// `key: json-value, …` with keys sorted (docker-agent's `Calling NAME(…)` line).
+pub(crate) fn call_arguments(args: &Value) -> String {
+    match args {
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// A string as a JSON literal (quotes and escapes), for `NAME response → "…"`.
+pub(crate) fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn call_lines_match_docker_agent() {
+        assert_eq!(
+            call_arguments(&json!({"path": "testdata/working_dir"})),
+            r#"path: "testdata/working_dir""#
+        );
+        assert_eq!(
+            call_arguments(&json!({"b": 1, "a": [1, 2]})),
+            "a: [1,2], b: 1"
+        );
+        assert_eq!(json_string("FILE README.me\n"), r#""FILE README.me\n""#);
+    }
+}

@@ -1,0 +1,345 @@
+//! One submission (a prompt, or a resumed conversation) run to its end, and the session
+//! lifecycle around it: `session_start` once per session (X1), `session_end` exactly once (X4).
+
+use std::sync::Arc;
+
+use tether_hooks::HookResult;
+use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::AgentRuntime;
+use crate::loop_detector::LoopDetector;
+use crate::session::Session;
+use crate::setup::Runtime;
+
+/// Why a run stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopReason {
+    /// The model answered without calling tools.
+    Normal,
+    /// A hook stopped the run (user_prompt_submit, before_llm_call, post_tool_use, …).
+    HookBlocked { message: String },
+    /// The model call failed, or the configuration cannot run.
+    Error { code: String, message: String },
+    /// Ctrl-C or SIGTERM.
+    Cancelled,
+    /// The loop detector tripped.
+    LoopDetected { message: String },
+    /// The agent's `max_iterations` was reached and not extended.
+    MaxIterations { limit: u32 },
+}
+
+/// The end of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunOutcome {
+    pub reason: StopReason,
+}
+
+/// What one turn decided for the loop.
+#[derive(Debug)]
+pub(crate) enum Next {
+    Continue,
+    Stop(StopReason),
+}
+
+/// State of one run (not of the session).
+#[derive(Debug)]
+pub(crate) struct RunState {
+    /// `user_prompt_submit` context (U): sent on every call of this run.
+    pub(crate) prompt_ctx: String,
+    /// Model calls made in this run (the `iteration` of before_llm_call).
+    pub(crate) iterations: u32,
+    /// The agent's `max_iterations`, raised by 10 on each approved extension.
+    pub(crate) max_iterations: u32,
+    pub(crate) detector: LoopDetector,
+}
+
+/// The hook that made a result block, for notices.
+pub(crate) fn blocking_hook(r: &HookResult) -> String {
+    r.runs
+        .iter()
+        .rev()
+        .find(|run| {
+            matches!(run.verdict, "deny" | "block")
+                || matches!(
+                    run.status,
+                    tether_hooks::RunStatus::Blocked
+                        | tether_hooks::RunStatus::Failed
+                        | tether_hooks::RunStatus::TimedOut
+                )
+        })
+        .map(|run| run.name.clone())
+        .unwrap_or_default()
+}
+
+impl Runtime {
+    pub(crate) fn current(&self, session: &Session) -> Result<Arc<AgentRuntime>, StopReason> {
+        self.agent(&session.agent)
+            .cloned()
+            .ok_or_else(|| StopReason::Error {
+                code: "unknown_agent".to_owned(),
+                message: format!("no agent `{}` in this runtime", session.agent),
+            })
+    }
+
+    /// Fires `session_start` (`startup`, `resume`, `clear` or `compact`); its context replaces
+    /// the session's persisted context (X1).
+    pub async fn start_session(
+        &self,
+        session: &mut Session,
+        source: &str,
+        cancel: &CancellationToken,
+    ) {
+        let Ok(agent) = self.current(session) else {
+            return;
+        };
+        self.emit(
+            &session.id,
+            RuntimeEvent::SessionStarted {
+                agent: agent.name.clone(),
+                resumed: source == "resume",
+            },
+        );
+        let mut input = self.input(&agent, &session.id);
+        source.clone_into(&mut input.source);
+        let r = self
+            .fire(&agent, &session.id, HookEvent::SessionStart, input, cancel)
+            .await;
+        session.session_context = r.additional_context;
+    }
+
+    /// Fires `session_end` with a fresh token: it runs even after Ctrl-C, bounded by each
+    /// hook's timeout.
+    pub async fn end_session(&self, session: &Session, reason: &str) {
+        if let Ok(agent) = self.current(session) {
+            let mut input = self.input(&agent, &session.id);
+            reason.clone_into(&mut input.reason);
+            self.fire(
+                &agent,
+                &session.id,
+                HookEvent::SessionEnd,
+                input,
+                &CancellationToken::new(),
+            )
+            .await;
+        }
+        self.emit(
+            &session.id,
+            RuntimeEvent::SessionEnded {
+                reason: reason.to_owned(),
+            },
+        );
+    }
+
+    /// Fires `on_user_input`: the agent waits for the user.
+    pub async fn waiting_for_user(&self, session: &Session, cancel: &CancellationToken) {
+        if let Ok(agent) = self.current(session) {
+            let input = self.input(&agent, &session.id);
+            self.fire(&agent, &session.id, HookEvent::OnUserInput, input, cancel)
+                .await;
+        }
+    }
+
+    /// `notification` then `on_error` (level error) or `on_max_iterations` (warning).
+    pub(crate) async fn notify(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        level: &str,
+        message: &str,
+    ) {
+        let cancel = CancellationToken::new();
+        let mut input = self.input(agent, session_id);
+        level.clone_into(&mut input.notification_level);
+        message.clone_into(&mut input.notification_message);
+        self.fire(
+            agent,
+            session_id,
+            HookEvent::Notification,
+            input.clone(),
+            &cancel,
+        )
+        .await;
+        let second = if level == "error" {
+            HookEvent::OnError
+        } else {
+            HookEvent::OnMaxIterations
+        };
+        self.fire(agent, session_id, second, input, &cancel).await;
+    }
+
+    /// A hook stopped the run: error event, notification and on_error.
+    pub(crate) async fn shutdown(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        event: HookEvent,
+        r: &HookResult,
+    ) -> StopReason {
+        let message = if r.message.is_empty() {
+            "Agent terminated by a hook.".to_owned()
+        } else {
+            r.message.clone()
+        };
+        self.emit(
+            session_id,
+            RuntimeEvent::HookBlocked {
+                event: event.wire_name().to_owned(),
+                hook: blocking_hook(r),
+                message: message.clone(),
+            },
+        );
+        self.emit(
+            session_id,
+            RuntimeEvent::Error {
+                code: "hook_blocked".to_owned(),
+                message: message.clone(),
+            },
+        );
+        self.notify(agent, session_id, "error", &message).await;
+        StopReason::HookBlocked { message }
+    }
+
+    /// Runs one submission: records `prompt` (if any) as a user message, then calls the model
+    /// and tools until the agent stops.
+    pub async fn run(
+        &self,
+        session: &mut Session,
+        prompt: Option<String>,
+        cancel: &CancellationToken,
+    ) -> RunOutcome {
+        let stop = |reason| RunOutcome { reason };
+        let agent = match self.current(session) {
+            Ok(a) => a,
+            Err(reason) => return stop(reason),
+        };
+        session.tools_approved |= self.yolo;
+        let mut state = RunState {
+            prompt_ctx: String::new(),
+            iterations: 0,
+            max_iterations: agent.max_iterations,
+            detector: LoopDetector::new(agent.max_consecutive_tool_calls),
+        };
+        if let Some(text) = prompt {
+            session.messages.push(Message::user(text.clone()));
+            self.emit(
+                &session.id,
+                RuntimeEvent::UserMessage { text: text.clone() },
+            );
+            let mut input = self.input(&agent, &session.id);
+            input.prompt = text;
+            let r = self
+                .fire(
+                    &agent,
+                    &session.id,
+                    HookEvent::UserPromptSubmit,
+                    input,
+                    cancel,
+                )
+                .await;
+            if !r.allowed {
+                return stop(
+                    self.shutdown(&agent, &session.id, HookEvent::UserPromptSubmit, &r)
+                        .await,
+                );
+            }
+            state.prompt_ctx = r.additional_context;
+        }
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentChanged {
+                agent: agent.name.clone(),
+            },
+        );
+        loop {
+            let agent = match self.current(session) {
+                Ok(a) => a,
+                Err(reason) => return stop(reason),
+            };
+            if state.max_iterations > 0
+                && state.iterations >= state.max_iterations
+                && let Some(reason) = self
+                    .max_iterations_reached(&agent, session, &mut state, cancel)
+                    .await
+            {
+                return stop(reason);
+            }
+            if cancel.is_cancelled() {
+                return stop(StopReason::Cancelled);
+            }
+            state.iterations += 1;
+            let (turn_end, next) = self.turn(&agent, session, &mut state, cancel).await;
+            let mut input = self.input(&agent, &session.id);
+            turn_end.clone_into(&mut input.reason);
+            self.fire(
+                &agent,
+                &session.id,
+                HookEvent::TurnEnd,
+                input,
+                &CancellationToken::new(),
+            )
+            .await;
+            match next {
+                Next::Continue => {}
+                Next::Stop(reason) => return stop(reason),
+            }
+        }
+    }
+
+    /// The agent's `max_iterations` was reached (hooks-spec §6.3): `None` to go on.
+    async fn max_iterations_reached(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> Option<StopReason> {
+        let limit = state.max_iterations;
+        let message = format!("Maximum iterations reached ({limit})");
+        self.emit(
+            &session.id,
+            RuntimeEvent::Warning {
+                message: message.clone(),
+            },
+        );
+        self.notify(agent, &session.id, "warning", &message).await;
+        let resume = if self.non_interactive {
+            false
+        } else {
+            self.waiting_for_user(session, cancel).await;
+            self.interaction.approve_more_iterations(limit).await
+        };
+        if resume && !cancel.is_cancelled() {
+            let new_max = state.iterations + 10;
+            let mut input = self.input(agent, &session.id);
+            input.previous_max_iterations = i64::from(limit);
+            input.new_max_iterations = i64::from(new_max);
+            self.fire(
+                agent,
+                &session.id,
+                HookEvent::OnSessionResume,
+                input,
+                cancel,
+            )
+            .await;
+            state.max_iterations = new_max;
+            return None;
+        }
+        let text = format!(
+            "Execution stopped after reaching the configured max_iterations limit ({limit})."
+        );
+        let mut msg = Message::assistant(text.clone());
+        msg.name.clone_from(&agent.name);
+        session.messages.push(msg);
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentMessage {
+                agent: agent.name.clone(),
+                text,
+                usage: None,
+                cost: None,
+            },
+        );
+        Some(StopReason::MaxIterations { limit })
+    }
+}

@@ -1,0 +1,65 @@
+//! A conversation: its history and what survives from one submission to the next.
+
+use tether_config::PermissionPattern;
+use tether_protocol::{Message, Role};
+
+/// One session. Persisted fields are marked; the rest lives only in memory.
+#[derive(Debug, Clone)]
+pub struct Session {
+    /// Persisted. Also the `session_id` every hook receives.
+    pub id: String,
+    /// Persisted. The agent currently answering.
+    pub agent: String,
+    /// Persisted. The conversation, without system prompts or hook contexts.
+    pub messages: Vec<Message>,
+    /// Persisted. `session_start` context (DECISIONS X1), sent on every model call.
+    pub session_context: String,
+    /// Transient. `post_tool_use` and `stop` contexts for the next model call (X3).
+    pub pending_context: Vec<String>,
+    /// Every tool call is approved (`--yolo`, or the user answered "all").
+    pub tools_approved: bool,
+    /// Tools the user approved for the rest of the session.
+    pub approved_tools: Vec<PermissionPattern>,
+    /// Persisted. Token totals over the session.
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    /// Persisted. USD spent on priced calls.
+    pub cost: f64,
+}
+
+impl Session {
+    pub fn new(id: impl Into<String>, agent: impl Into<String>) -> Self {
+        Self {
+            id: id.into(),
+            agent: agent.into(),
+            messages: Vec::new(),
+            session_context: String::new(),
+            pending_context: Vec::new(),
+            tools_approved: false,
+            approved_tools: Vec::new(),
+            input_tokens: 0,
+            output_tokens: 0,
+            cost: 0.0,
+        }
+    }
+
+    /// Text of the latest user message.
+    pub fn last_user_message(&self) -> String {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::User)
+            .map(Message::text)
+            .unwrap_or_default()
+    }
+
+    /// Text of the latest assistant message.
+    pub fn last_assistant_message(&self) -> String {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .map(Message::text)
+            .unwrap_or_default()
+    }
+}

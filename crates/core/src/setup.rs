@@ -1,0 +1,259 @@
+//! Building a [`Runtime`] from an agent file: every agent the run can reach gets its model
+//! client, tools and hooks executor up front, so a missing key or a bad hook is reported before
+//! any request.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tether_config::{AgentFile, CliHooks, InjectOptions, Permissions};
+use tether_exec::Shell;
+use tether_hooks::{Executor, ExecutorOptions, HookObserver, HookResult, Registry};
+use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent};
+use tether_providers::{Env, ModelSpec, ProviderError, ToolDefinition, build_provider};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::AgentRuntime;
+use crate::hook_bridge::EventObserver;
+use crate::{Interaction, Sink};
+
+/// Why a runtime could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The configuration cannot run (unknown agent, no model, invalid hooks). Not retryable.
+    #[error("{0}")]
+    Config(String),
+    /// A model client could not be built (missing key, bad spec). Not retryable.
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+}
+
+/// How the runtime runs.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// The project directory: tools and hooks run here; hook Inputs carry it as `cwd`.
+    pub working_dir: PathBuf,
+    /// `--hook-*` flags, appended to every agent's hooks.
+    pub cli_hooks: CliHooks,
+    pub inject: InjectOptions,
+    /// `--model [AGENT=]PROVIDER/MODEL` overrides.
+    pub model_overrides: Vec<(Option<String>, String)>,
+    /// Approve every tool call (the preempt lane still runs).
+    pub yolo: bool,
+    /// Nobody can answer: past `max_iterations` the run stops instead of asking.
+    pub non_interactive: bool,
+    /// Extra hook observers (e.g. `--hook-log`).
+    pub observers: Vec<Arc<dyn HookObserver>>,
+    /// The shell for the `shell` tool.
+    pub shell: Shell,
+}
+
+impl RuntimeOptions {
+    pub fn new(working_dir: impl Into<PathBuf>) -> Self {
+        Self {
+            working_dir: working_dir.into(),
+            cli_hooks: CliHooks::default(),
+            inject: InjectOptions::default(),
+            model_overrides: Vec::new(),
+            yolo: false,
+            non_interactive: false,
+            observers: Vec::new(),
+            shell: Shell::from_env(),
+        }
+    }
+}
+
+/// A configured runtime: agents, team permissions, where events go and how to ask the user.
+#[derive(Debug)]
+pub struct Runtime {
+    pub(crate) agents: Vec<Arc<AgentRuntime>>,
+    pub(crate) permissions: Permissions,
+    pub(crate) sink: Sink,
+    pub(crate) interaction: Arc<dyn Interaction>,
+    pub(crate) working_dir: PathBuf,
+    pub(crate) yolo: bool,
+    pub(crate) non_interactive: bool,
+}
+
+fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
+    let cfg = file.resolve_model(reference).ok_or_else(|| {
+        SetupError::Config(format!("agent `{agent}`: unknown model `{reference}`"))
+    })?;
+    Ok(ModelSpec {
+        provider: cfg.provider,
+        model: cfg.model,
+        base_url: cfg.base_url,
+        max_tokens: cfg.max_tokens,
+        temperature: cfg.temperature,
+        top_p: cfg.top_p,
+        provider_opts: cfg.provider_opts,
+        base_dir: Some(file.dir.clone()),
+    })
+}
+
+/// The agents reachable from `start` through `sub_agents`, `handoffs` and `force_handoff`.
+fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut order = Vec::new();
+    let mut stack = vec![start.to_owned()];
+    while let Some(name) = stack.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(a) = file.agent(&name) {
+            stack.extend(a.sub_agents.iter().cloned());
+            stack.extend(a.handoffs.iter().cloned());
+            stack.extend(a.force_handoff.iter().cloned());
+        }
+        order.push(name);
+    }
+    order
+}
+
+/// Builds the runtime for a run that starts with agent `start`.
+pub fn build_runtime(
+    file: &AgentFile,
+    start: &str,
+    registry: Arc<Registry>,
+    env: &dyn Env,
+    opts: RuntimeOptions,
+    sink: Sink,
+    interaction: Arc<dyn Interaction>,
+) -> Result<Runtime, SetupError> {
+    let mut observers: Vec<Arc<dyn HookObserver>> = vec![Arc::new(EventObserver {
+        sink: Arc::clone(&sink),
+    })];
+    observers.extend(opts.observers.iter().cloned());
+    let mut agents = Vec::new();
+    for name in reachable(file, start) {
+        let agent = file.agent(&name).ok_or_else(|| {
+            SetupError::Config(format!(
+                "no agent `{name}` (agents: {})",
+                file.agent_names().join(", ")
+            ))
+        })?;
+        let override_for = |target: Option<&str>| {
+            opts.model_overrides
+                .iter()
+                .rev()
+                .find(|(a, _)| a.as_deref() == target)
+                .map(|(_, m)| m.clone())
+        };
+        let reference = override_for(Some(&name))
+            .or_else(|| override_for(None))
+            .or_else(|| agent.model.clone())
+            .ok_or_else(|| {
+                SetupError::Config(format!(
+                    "agent `{name}` has no `model`; set one in the file or pass `--model PROVIDER/MODEL`"
+                ))
+            })?;
+        let model = model_spec(file, &name, &reference)?;
+        let provider = build_provider(&model, env)?;
+        let mut system_prompt = vec![agent.instruction.clone()];
+        let mut tools = Vec::new();
+        for toolset in &agent.toolsets {
+            let set = tether_tools::build_toolset(toolset, &opts.shell);
+            if let Some(text) = toolset.instruction.clone().or(set.instruction) {
+                system_prompt.push(text);
+            }
+            tools.extend(set.tools);
+        }
+        let tool_definitions = tools
+            .iter()
+            .map(|t| {
+                let d = t.definition();
+                ToolDefinition {
+                    name: d.name.clone(),
+                    description: d.description.clone(),
+                    parameters: d.parameters.clone(),
+                }
+            })
+            .collect();
+        let hooks = tether_config::effective_hooks(agent, &opts.cli_hooks, opts.inject);
+        let mut exec_opts = ExecutorOptions::new(opts.working_dir.clone());
+        exec_opts.observers.clone_from(&observers);
+        let executor =
+            Executor::new(&hooks, Arc::clone(&registry), exec_opts).map_err(|diags| {
+                let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
+                SetupError::Config(format!("invalid hooks\n{}", text.join("\n")))
+            })?;
+        agents.push(Arc::new(AgentRuntime {
+            name: name.clone(),
+            model_id: model.id(),
+            model,
+            provider,
+            system_prompt,
+            tools,
+            tool_definitions,
+            executor: Arc::new(executor),
+            max_iterations: agent.max_iterations,
+            max_consecutive_tool_calls: agent.max_consecutive_tool_calls,
+            num_history_items: agent.num_history_items,
+        }));
+    }
+    Ok(Runtime {
+        agents,
+        permissions: file.permissions.clone(),
+        sink,
+        interaction,
+        working_dir: opts.working_dir,
+        yolo: opts.yolo,
+        non_interactive: opts.non_interactive,
+    })
+}
+
+impl Runtime {
+    pub fn agent(&self, name: &str) -> Option<&Arc<AgentRuntime>> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+
+    pub fn working_dir(&self) -> &std::path::Path {
+        &self.working_dir
+    }
+
+    pub(crate) fn emit(&self, session_id: &str, event: RuntimeEvent) {
+        self.sink.emit(session_id, event);
+    }
+
+    /// Fills the common Input fields.
+    pub(crate) fn input(&self, agent: &AgentRuntime, session_id: &str) -> HookInput {
+        HookInput {
+            session_id: session_id.to_owned(),
+            cwd: self.working_dir.display().to_string(),
+            agent_name: agent.name.clone(),
+            ..HookInput::default()
+        }
+    }
+
+    /// Dispatches an event on the default lane and surfaces warnings and system messages.
+    pub(crate) async fn fire(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        event: HookEvent,
+        input: HookInput,
+        cancel: &CancellationToken,
+    ) -> HookResult {
+        let r = agent
+            .executor
+            .dispatch(event, Lane::Default, input, cancel)
+            .await;
+        self.surface(session_id, &r);
+        r
+    }
+
+    /// Shows a result's warnings and `system_message` to the user.
+    pub(crate) fn surface(&self, session_id: &str, r: &HookResult) {
+        for w in &r.warnings {
+            self.emit(session_id, RuntimeEvent::Warning { message: w.clone() });
+        }
+        if !r.system_message.is_empty() {
+            self.emit(
+                session_id,
+                RuntimeEvent::Warning {
+                    message: r.system_message.clone(),
+                },
+            );
+        }
+    }
+}

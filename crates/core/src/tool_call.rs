@@ -1,0 +1,214 @@
+//! Executing one model response's tool calls, in order (hooks-spec §6.1 step 7): the approval
+//! chain, the tool itself, `tool_response_transform`, the recorded result, `post_tool_use`.
+//! Synthesised results (denied, rejected, cancelled, unknown tool) also pass the transform and
+//! are recorded, so every call gets exactly one result.
+
+use serde_json::{Map, Value};
+use tether_hooks::HookResult;
+use tether_protocol::{HookEvent, Message, RuntimeEvent, ToolCall};
+use tether_tools::{ToolContext, ToolResult};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::AgentRuntime;
+use crate::approval::Approval;
+use crate::session::Session;
+use crate::setup::Runtime;
+
+const SKIPPED_AFTER_POST_BLOCK: &str =
+    "The tool call was skipped because a post_tool_use hook signalled run termination.";
+const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
+const CANCELED_WITH_BATCH: &str = "The tool call was canceled because a previous tool call in the same batch was canceled by the user.";
+
+/// What a batch left for the loop.
+#[derive(Debug, Default)]
+pub(crate) struct BatchOutcome {
+    /// A `post_tool_use` hook asked to stop the run.
+    pub(crate) post_blocked: Option<HookResult>,
+}
+
+/// The call's arguments as an object; anything else is an empty object.
+pub(crate) fn arguments(call: &ToolCall) -> Map<String, Value> {
+    match serde_json::from_str::<Value>(&call.function.arguments) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+impl Runtime {
+    pub(crate) async fn run_tool_calls(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        calls: &[ToolCall],
+        cancel: &CancellationToken,
+    ) -> BatchOutcome {
+        let mut outcome = BatchOutcome::default();
+        let mut skip: Option<&'static str> = None;
+        for call in calls {
+            if let Some(text) = skip {
+                self.finish(
+                    agent,
+                    session,
+                    call,
+                    "",
+                    &arguments(call),
+                    ToolResult::error(text),
+                    true,
+                    cancel,
+                )
+                .await;
+                continue;
+            }
+            let Some(tool) = agent.tool(&call.function.name).cloned() else {
+                let text = format!(
+                    "Tool '{}' is not available. You can only use the tools provided to you.",
+                    call.function.name
+                );
+                self.finish(
+                    agent,
+                    session,
+                    call,
+                    "",
+                    &arguments(call),
+                    ToolResult::error(text),
+                    true,
+                    cancel,
+                )
+                .await;
+                continue;
+            };
+            let category = tool.definition().category;
+            match self
+                .approve(agent, session, call, tool.definition(), cancel)
+                .await
+            {
+                Approval::Run(args) => {
+                    self.emit(
+                        &session.id,
+                        RuntimeEvent::ToolCall {
+                            agent: agent.name.clone(),
+                            id: call.id.clone(),
+                            name: call.function.name.clone(),
+                            arguments: Value::Object(args.clone()),
+                        },
+                    );
+                    let ctx = ToolContext {
+                        working_dir: &self.working_dir,
+                        cancel,
+                        env: &[],
+                    };
+                    let result = tool.call(&args, ctx).await;
+                    let result = if cancel.is_cancelled() {
+                        ToolResult::error(CANCELED_BY_USER)
+                    } else {
+                        result
+                    };
+                    let post = self
+                        .finish(agent, session, call, category, &args, result, false, cancel)
+                        .await;
+                    if let Some(r) = post.filter(|r| !r.allowed) {
+                        outcome.post_blocked = Some(r);
+                        skip = Some(SKIPPED_AFTER_POST_BLOCK);
+                    }
+                }
+                Approval::Synthesised(text) => {
+                    self.finish(
+                        agent,
+                        session,
+                        call,
+                        category,
+                        &arguments(call),
+                        ToolResult::error(text),
+                        true,
+                        cancel,
+                    )
+                    .await;
+                }
+                Approval::Cancelled => {
+                    self.finish(
+                        agent,
+                        session,
+                        call,
+                        category,
+                        &arguments(call),
+                        ToolResult::error(CANCELED_BY_USER),
+                        true,
+                        cancel,
+                    )
+                    .await;
+                    skip = Some(CANCELED_WITH_BATCH);
+                }
+            }
+            if cancel.is_cancelled() && skip.is_none() {
+                skip = Some(CANCELED_WITH_BATCH);
+            }
+        }
+        outcome
+    }
+
+    /// Transforms, records and announces a result; runs `post_tool_use` for real results.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one call site per kind of result"
+    )]
+    async fn finish(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        call: &ToolCall,
+        category: &str,
+        args: &Map<String, Value>,
+        result: ToolResult,
+        synthesised: bool,
+        cancel: &CancellationToken,
+    ) -> Option<HookResult> {
+        let mut input = self.input(agent, &session.id);
+        category.clone_into(&mut input.tool_category);
+        input.tool_name.clone_from(&call.function.name);
+        input.tool_use_id.clone_from(&call.id);
+        input.tool_input = (!args.is_empty()).then(|| args.clone());
+        input.tool_response = Some(result.content.clone());
+        input.tool_error = synthesised;
+        // Transforms must see every result, even after Ctrl-C (secrets must not leak).
+        let transformed = self
+            .fire(
+                agent,
+                &session.id,
+                HookEvent::ToolResponseTransform,
+                input.clone(),
+                &CancellationToken::new(),
+            )
+            .await;
+        let mut content = transformed.updated_tool_response.unwrap_or(result.content);
+        if content.trim().is_empty() {
+            "(no output)".clone_into(&mut content);
+        }
+        self.emit(
+            &session.id,
+            RuntimeEvent::ToolResponse {
+                id: call.id.clone(),
+                name: call.function.name.clone(),
+                response: content.clone(),
+                is_error: result.is_error,
+            },
+        );
+        session.messages.push(Message::tool_result(
+            call.id.clone(),
+            call.function.name.clone(),
+            content.clone(),
+            result.is_error,
+        ));
+        if synthesised {
+            return None;
+        }
+        input.tool_response = Some(content);
+        input.tool_error = result.is_error;
+        let r = self
+            .fire(agent, &session.id, HookEvent::PostToolUse, input, cancel)
+            .await;
+        if !r.additional_context.is_empty() {
+            session.pending_context.push(r.additional_context.clone());
+        }
+        Some(r)
+    }
+}

@@ -1,0 +1,217 @@
+//! One turn: `turn_start`, `before_llm_call`, the model call, `after_llm_call`, then either the
+//! tool batch or `stop`. Returns the `turn_end` reason and what the loop does next.
+
+use futures::StreamExt;
+use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tether_providers::{ChatRequest, ModelResponse, ProviderError, StreamEvent, catalogue};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::AgentRuntime;
+use crate::context;
+use crate::loop_detector;
+use crate::run::{Next, RunState, StopReason};
+use crate::session::Session;
+use crate::setup::Runtime;
+
+/// Why a model call produced no response.
+enum CallError {
+    Cancelled,
+    Provider(ProviderError),
+}
+
+impl Runtime {
+    pub(crate) async fn turn(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> (&'static str, Next) {
+        let input = self.input(agent, &session.id);
+        let turn_ctx = self
+            .fire(agent, &session.id, HookEvent::TurnStart, input, cancel)
+            .await
+            .additional_context;
+        let messages = context::outgoing(agent, session, &state.prompt_ctx, &turn_ctx);
+        session.pending_context.clear();
+
+        let mut input = self.input(agent, &session.id);
+        input.model_id.clone_from(&agent.model_id);
+        input.iteration = i64::from(state.iterations);
+        input.messages = messages;
+        let r = agent
+            .executor
+            .dispatch(
+                HookEvent::BeforeLlmCall,
+                tether_protocol::Lane::Default,
+                input.clone(),
+                cancel,
+            )
+            .await;
+        self.surface(&session.id, &r);
+        if !r.allowed {
+            let reason = self
+                .shutdown(agent, &session.id, HookEvent::BeforeLlmCall, &r)
+                .await;
+            return ("hook_blocked", Next::Stop(reason));
+        }
+        let messages = r.updated_messages.unwrap_or(input.messages);
+
+        let response = match self.call_model(agent, &session.id, messages, cancel).await {
+            Ok(r) => r,
+            Err(CallError::Cancelled) => return ("canceled", Next::Stop(StopReason::Cancelled)),
+            Err(CallError::Provider(e)) => {
+                let message = format!("model {}: {e}", agent.model_id);
+                self.emit(
+                    &session.id,
+                    RuntimeEvent::Error {
+                        code: "model_error".to_owned(),
+                        message: message.clone(),
+                    },
+                );
+                self.notify(agent, &session.id, "error", &message).await;
+                let code = if e.is_context_overflow() {
+                    "context_overflow"
+                } else {
+                    "model_error"
+                };
+                return (
+                    "error",
+                    Next::Stop(StopReason::Error {
+                        code: code.to_owned(),
+                        message,
+                    }),
+                );
+            }
+        };
+
+        let cost = response
+            .usage
+            .as_ref()
+            .and_then(|u| catalogue::cost_for(&agent.model.provider, &agent.model.model, u));
+        if let Some(u) = &response.usage {
+            session.input_tokens += u.input_tokens;
+            session.output_tokens += u.output_tokens;
+        }
+        session.cost += cost.unwrap_or(0.0);
+        let text = response.message.text();
+        let mut input = self.input(agent, &session.id);
+        input.model_id.clone_from(&agent.model_id);
+        input.stop_response.clone_from(&text);
+        input.last_user_message = session.last_user_message();
+        input.usage = response.usage;
+        input.cost = cost;
+        self.fire(agent, &session.id, HookEvent::AfterLlmCall, input, cancel)
+            .await;
+
+        let mut message = response.message;
+        message.name.clone_from(&agent.name);
+        let calls = message.tool_calls.clone();
+        session.messages.push(message);
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentMessage {
+                agent: agent.name.clone(),
+                text: text.clone(),
+                usage: response.usage,
+                cost,
+            },
+        );
+
+        if calls.is_empty() {
+            let mut input = self.input(agent, &session.id);
+            input.stop_response = text;
+            input.last_user_message = session.last_user_message();
+            let r = self
+                .fire(agent, &session.id, HookEvent::Stop, input, cancel)
+                .await;
+            if !r.additional_context.is_empty() {
+                session.pending_context.push(r.additional_context);
+            }
+            return ("normal", Next::Stop(StopReason::Normal));
+        }
+
+        let batch = self.run_tool_calls(agent, session, &calls, cancel).await;
+        if let Some(count) = state.detector.record(&calls) {
+            let message = loop_detector::message(count, &calls[0].function.name);
+            self.emit(
+                &session.id,
+                RuntimeEvent::Error {
+                    code: "loop_detected".to_owned(),
+                    message: message.clone(),
+                },
+            );
+            self.notify(agent, &session.id, "error", &message).await;
+            return (
+                "loop_detected",
+                Next::Stop(StopReason::LoopDetected { message }),
+            );
+        }
+        if let Some(r) = batch.post_blocked {
+            let reason = self
+                .shutdown(agent, &session.id, HookEvent::PostToolUse, &r)
+                .await;
+            return ("hook_blocked", Next::Stop(reason));
+        }
+        if cancel.is_cancelled() {
+            return ("canceled", Next::Stop(StopReason::Cancelled));
+        }
+        ("continue", Next::Continue)
+    }
+
+    async fn call_model(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        messages: Vec<Message>,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, CallError> {
+        self.emit(
+            session_id,
+            RuntimeEvent::ModelCallStarted {
+                agent: agent.name.clone(),
+                model: agent.model_id.clone(),
+            },
+        );
+        let request = ChatRequest {
+            messages,
+            tools: agent.tool_definitions.clone(),
+            response_schema: None,
+        };
+        let call = async {
+            let mut stream = agent
+                .provider
+                .stream(&request)
+                .await
+                .map_err(CallError::Provider)?;
+            while let Some(event) = stream.next().await {
+                match event.map_err(CallError::Provider)? {
+                    StreamEvent::TextDelta(text) => self.emit(
+                        session_id,
+                        RuntimeEvent::AgentTextDelta {
+                            agent: agent.name.clone(),
+                            text,
+                        },
+                    ),
+                    StreamEvent::ReasoningDelta(text) => self.emit(
+                        session_id,
+                        RuntimeEvent::ReasoningDelta {
+                            agent: agent.name.clone(),
+                            text,
+                        },
+                    ),
+                    StreamEvent::ToolCallStarted { .. } => {}
+                    StreamEvent::Completed(response) => return Ok(response),
+                }
+            }
+            Err(CallError::Provider(ProviderError::Protocol {
+                provider: agent.model.provider.clone(),
+                message: "the stream ended without a complete response".to_owned(),
+            }))
+        };
+        tokio::select! {
+            r = call => r,
+            () = cancel.cancelled() => Err(CallError::Cancelled),
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The runtime end-to-end harness: a fake LLM server speaking OpenAI Chat Completions, a real
+//! agent file, real hook processes (the hook-fixture logs what each received), a recording sink
+//! and a scripted user.
+
+#![allow(
+    dead_code,
+    unreachable_pub,
+    reason = "a test-only module shared by several test files"
+)]
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use tempfile::TempDir;
+use tether_core::{
+    Confirmation, ConfirmationRequest, EventSink, Interaction, RunOutcome, Runtime, RuntimeOptions,
+    Session, build_runtime,
+};
+use tether_exec::Shell;
+use tether_protocol::{HookEvent, RuntimeEvent};
+use tether_providers::MapEnv;
+use tether_test_support::fake_llm::{CapturedRequest, FakeLlm, Turn};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Default)]
+pub struct Recorder(pub Mutex<Vec<RuntimeEvent>>);
+
+impl EventSink for Recorder {
+    fn emit(&self, _: &str, event: RuntimeEvent) {
+        self.0.lock().unwrap().push(event);
+    }
+}
+
+/// Answers confirmations from a queue (then "no"), records what it was asked.
+#[derive(Debug, Default)]
+pub struct ScriptedUser {
+    pub answers: Mutex<VecDeque<Confirmation>>,
+    pub asked: Mutex<Vec<ConfirmationRequest>>,
+    pub resume: Mutex<VecDeque<bool>>,
+}
+
+impl Interaction for ScriptedUser {
+    fn confirm_tool<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, Confirmation> {
+        self.asked.lock().unwrap().push(request.clone());
+        let a = self
+            .answers
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(Confirmation::No { reason: None });
+        Box::pin(async move { a })
+    }
+
+    fn approve_more_iterations(&self, _: u32) -> BoxFuture<'_, bool> {
+        let a = self.resume.lock().unwrap().pop_front().unwrap_or(false);
+        Box::pin(async move { a })
+    }
+}
+
+pub fn fixture() -> String {
+    tether_test_support::bins::hook_fixture()
+        .display()
+        .to_string()
+}
+
+pub struct Harness {
+    pub fake: FakeLlm,
+    pub dir: TempDir,
+    pub events: Arc<Recorder>,
+    pub user: Arc<ScriptedUser>,
+    pub runtime: Runtime,
+    pub session: Session,
+}
+
+/// Options a test may change before building.
+pub struct Setup {
+    /// The agent's body (indented 4 spaces under `agents: root:`), e.g. toolsets and hooks.
+    pub agent: String,
+    /// Extra top-level YAML (permissions, more agents).
+    pub top: String,
+    pub yolo: bool,
+    pub non_interactive: bool,
+}
+
+impl Setup {
+    pub fn new(agent: &str) -> Self {
+        Self {
+            agent: agent.to_owned(),
+            top: String::new(),
+            yolo: false,
+            non_interactive: false,
+        }
+    }
+}
+
+impl Harness {
+    pub async fn start(setup: Setup) -> Self {
+        let fake = FakeLlm::start().await.unwrap();
+        let dir = TempDir::new().unwrap();
+        let body: String = setup.agent.lines().map(|l| format!("    {l}\n")).collect();
+        let yaml = format!(
+            "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0}}\n{}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{body}",
+            fake.base_url(),
+            setup.top
+        );
+        std::fs::write(dir.path().join("agent.yaml"), &yaml).unwrap();
+        let file = tether_config::load_file(&dir.path().join("agent.yaml"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let events = Arc::new(Recorder::default());
+        let user = Arc::new(ScriptedUser::default());
+        let mut opts = RuntimeOptions::new(dir.path());
+        opts.yolo = setup.yolo;
+        opts.non_interactive = setup.non_interactive;
+        opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
+        let registry = Arc::new(tether_hooks::default_registry(opts.shell.clone()));
+        let env = MapEnv::new([("OPENAI_API_KEY", "test-key")]);
+        let runtime = build_runtime(
+            &file,
+            "root",
+            registry,
+            &env,
+            opts,
+            events.clone(),
+            user.clone(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        Self {
+            fake,
+            dir,
+            events,
+            user,
+            runtime,
+            session: Session::new("sess-1", "root"),
+        }
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    pub fn push(&self, turn: Turn) {
+        self.fake.push(turn);
+    }
+
+    /// Starts the session, runs one prompt, ends the session.
+    pub async fn run_once(&mut self, prompt: &str) -> RunOutcome {
+        let cancel = CancellationToken::new();
+        self.runtime
+            .start_session(&mut self.session, "startup", &cancel)
+            .await;
+        let out = self
+            .runtime
+            .run(&mut self.session, Some(prompt.to_owned()), &cancel)
+            .await;
+        self.runtime.end_session(&self.session, "other").await;
+        out
+    }
+
+    pub fn requests(&self) -> Vec<CapturedRequest> {
+        self.fake.requests()
+    }
+
+    /// The `messages` of request `i` as `(role, content)`.
+    pub fn sent(&self, i: usize) -> Vec<(String, String)> {
+        self.requests()[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                (
+                    m["role"].as_str().unwrap_or_default().to_owned(),
+                    m["content"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn events(&self) -> Vec<RuntimeEvent> {
+        self.events.0.lock().unwrap().clone()
+    }
+}
+
+/// A hook line that logs its stdin to `log` and prints `stdout`.
+pub fn logging_hook(log: &Path, stdout: &str) -> String {
+    let out = if stdout.is_empty() {
+        String::new()
+    } else {
+        format!(" --stdout {}", shell_quote(stdout))
+    };
+    format!("{} --log {}{out}", fixture(), log.display())
+}
+
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// A YAML double-quoted scalar.
+pub fn yq(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// What each logged hook run received on stdin.
+pub fn inputs(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["stdin"].clone())
+        .collect()
+}
+
+/// A flat hook entry for `event` that logs to `log` and prints `stdout`.
+pub fn hook_yaml(event: HookEvent, log: &Path, stdout: &str) -> String {
+    let cmd = yq(&logging_hook(log, stdout));
+    if event.uses_matcher() {
+        format!(
+            "  {event}:\n    - matcher: '*'\n      hooks:\n        - {{type: command, command: {cmd}}}\n"
+        )
+    } else {
+        format!("  {event}:\n    - {{type: command, command: {cmd}}}\n")
+    }
+}
