@@ -8,8 +8,10 @@ pub mod chat;
 pub mod event;
 pub mod input;
 pub mod output;
+pub mod runtime_event;
 
 pub use chat::{ContentPart, FunctionCall, Message, Role, ToolCall, Usage};
 pub use event::{ContextLifetime, HookEvent, Lane};
 pub use input::{AgentModelRef, HookInput};
 pub use output::{HookOutput, HookSpecificOutput, PermissionDecision};
+pub use runtime_event::RuntimeEvent;

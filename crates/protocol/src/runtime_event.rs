@@ -1,0 +1,144 @@
+//! Events the runtime emits while it works. Renderers (human text, `--json` lines, telemetry)
+//! subscribe to them; the runtime itself never prints.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::chat::Usage;
+
+/// One thing that happened. Serialized with a `type` tag (CLI.md `--json`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RuntimeEvent {
+    SessionStarted {
+        agent: String,
+        resumed: bool,
+    },
+    /// A user message was added to the session.
+    UserMessage {
+        text: String,
+    },
+    /// The active agent changed (and at the start of a run).
+    AgentChanged {
+        agent: String,
+    },
+    /// A chunk of assistant text as it streams.
+    AgentTextDelta {
+        agent: String,
+        text: String,
+    },
+    /// A chunk of model reasoning as it streams.
+    ReasoningDelta {
+        agent: String,
+        text: String,
+    },
+    /// A model response is complete.
+    AgentMessage {
+        agent: String,
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        usage: Option<Usage>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cost: Option<f64>,
+    },
+    /// The model is being called (for spinners).
+    ModelCallStarted {
+        agent: String,
+        model: String,
+    },
+    /// A tool is about to run, with the arguments it runs with.
+    ToolCall {
+        agent: String,
+        id: String,
+        name: String,
+        arguments: Value,
+    },
+    /// A tool call waits for the user's approval.
+    ToolConfirmation {
+        id: String,
+        name: String,
+        arguments: Value,
+        metadata: Option<BTreeMap<String, String>>,
+    },
+    /// A tool call's result (real or synthesised), as recorded.
+    ToolResponse {
+        id: String,
+        name: String,
+        response: String,
+        is_error: bool,
+    },
+    HookStarted {
+        event: String,
+        hook: String,
+    },
+    HookFinished {
+        event: String,
+        hook: String,
+        status: String,
+        exit_code: Option<i32>,
+        duration_ms: f64,
+        allowed: bool,
+    },
+    /// A hook stopped something (a tool call, the run): which hook, which event, why.
+    HookBlocked {
+        event: String,
+        hook: String,
+        message: String,
+    },
+    Warning {
+        message: String,
+    },
+    Error {
+        code: String,
+        message: String,
+    },
+    SessionEnded {
+        reason: String,
+    },
+}
+
+impl RuntimeEvent {
+    /// The `type` tag.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::SessionStarted { .. } => "session_started",
+            Self::UserMessage { .. } => "user_message",
+            Self::AgentChanged { .. } => "agent_changed",
+            Self::AgentTextDelta { .. } => "agent_text_delta",
+            Self::ReasoningDelta { .. } => "reasoning_delta",
+            Self::AgentMessage { .. } => "agent_message",
+            Self::ModelCallStarted { .. } => "model_call_started",
+            Self::ToolCall { .. } => "tool_call",
+            Self::ToolConfirmation { .. } => "tool_confirmation",
+            Self::ToolResponse { .. } => "tool_response",
+            Self::HookStarted { .. } => "hook_started",
+            Self::HookFinished { .. } => "hook_finished",
+            Self::HookBlocked { .. } => "hook_blocked",
+            Self::Warning { .. } => "warning",
+            Self::Error { .. } => "error",
+            Self::SessionEnded { .. } => "session_ended",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialize_with_a_type_tag() {
+        let e = RuntimeEvent::ToolResponse {
+            id: "call_1".into(),
+            name: "shell".into(),
+            response: "ok".into(),
+            is_error: false,
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"type": "tool_response", "id": "call_1", "name": "shell", "response": "ok", "is_error": false})
+        );
+        assert_eq!(e.kind(), "tool_response");
+    }
+}
