@@ -1,0 +1,222 @@
+//! Opening the database and sharing its one connection.
+//!
+//! The API is synchronous because SQLite is: the runtime calls it from `spawn_blocking`. One
+//! connection behind a mutex (not a pool) is enough since every call is one short transaction,
+//! and it makes the in-process order of writes the order they were called in. Writes take the
+//! write lock up front (`BEGIN IMMEDIATE`) so that two processes sharing a file wait for each
+//! other through the busy timeout instead of failing on a lock upgrade.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use jiff::Timestamp;
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+
+use crate::StoreError;
+use crate::schema::{self, MIGRATIONS, Migration, Settings};
+
+/// How to open a [`Store`]; `StoreOptions::default()` is what [`Store::open`] uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// How long a call waits for another process's lock before failing with
+    /// [`StoreError::Busy`].
+    pub busy_timeout: Duration,
+    /// Refuse writes with [`StoreError::DiskFull`] once the file would grow past this size
+    /// (SQLite `max_page_count`; never below the file's current size).
+    pub max_size_bytes: Option<u64>,
+    /// Open without write access: every write fails with [`StoreError::ReadOnly`], no directory
+    /// is created and the schema is not migrated.
+    pub read_only: bool,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        Self {
+            busy_timeout: Duration::from_secs(5),
+            max_size_bytes: None,
+            read_only: false,
+        }
+    }
+}
+
+/// The session store: one SQLite database. `Send + Sync`; share it behind an `Arc`.
+#[derive(Debug)]
+pub struct Store {
+    /// For error messages; `:memory:` for an in-memory store.
+    path: PathBuf,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    pub(crate) conn: Connection,
+    /// The last timestamp handed out, so that `updated_at` strictly increases within a process
+    /// even if the wall clock stalls or steps back; `list` order depends on it.
+    last_stamp: Timestamp,
+}
+
+impl Inner {
+    /// The current time, strictly later than any earlier call's.
+    pub(crate) fn now(&mut self) -> Timestamp {
+        let now = Timestamp::now();
+        let next = if now > self.last_stamp {
+            now
+        } else {
+            self.last_stamp
+                .checked_add(jiff::SignedDuration::from_nanos(1))
+                .unwrap_or(now)
+        };
+        self.last_stamp = next;
+        next
+    }
+
+    /// Starts a write transaction holding the database's write lock.
+    pub(crate) fn write(&mut self) -> rusqlite::Result<Transaction<'_>> {
+        self.conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+    }
+}
+
+impl Store {
+    /// Opens (creating it and its parent directories if needed) the database at `path` and
+    /// migrates its schema.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        Self::open_with(path, &StoreOptions::default())
+    }
+
+    /// Opens an existing database without write access, e.g. for `tether sessions list` while
+    /// a run holds the file.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let options = StoreOptions {
+            read_only: true,
+            ..StoreOptions::default()
+        };
+        Self::open_with(path, &options)
+    }
+
+    /// A private database that lives as long as the store; for tests and `--no-session`
+    /// style runs.
+    pub fn open_in_memory() -> Result<Self, StoreError> {
+        let path = PathBuf::from(":memory:");
+        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        Self::init(path, conn, &StoreOptions::default())
+    }
+
+    /// Opens the database at `path` with explicit [`StoreOptions`].
+    pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Self, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let flags = if options.read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                    dir: dir.to_path_buf(),
+                    source,
+                })?;
+            }
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        };
+        let conn = Connection::open_with_flags(&path, flags).map_err(|e| open_error(&path, e))?;
+        Self::init(path, conn, options)
+    }
+
+    fn init(
+        path: PathBuf,
+        mut conn: Connection,
+        options: &StoreOptions,
+    ) -> Result<Self, StoreError> {
+        let settings = Settings {
+            busy_timeout: options.busy_timeout,
+            max_size_bytes: options.max_size_bytes,
+            read_only: options.read_only,
+        };
+        let sql_err = |e| open_error(&path, e);
+        schema::configure(&conn, &settings).map_err(sql_err)?;
+        let supported = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+        if options.read_only {
+            let found = schema::version(&conn).map_err(sql_err)?;
+            if found > supported {
+                return Err(StoreError::SchemaTooNew {
+                    path,
+                    found,
+                    supported,
+                });
+            }
+            if found < supported {
+                return Err(StoreError::SchemaNeedsMigration {
+                    path,
+                    found,
+                    supported,
+                });
+            }
+        } else if let Migration::TooNew { found } =
+            schema::migrate(&mut conn, MIGRATIONS).map_err(sql_err)?
+        {
+            return Err(StoreError::SchemaTooNew {
+                path,
+                found,
+                supported,
+            });
+        }
+        Ok(Self {
+            path,
+            inner: Mutex::new(Inner {
+                conn,
+                last_stamp: Timestamp::UNIX_EPOCH,
+            }),
+        })
+    }
+
+    /// The database file (`:memory:` for an in-memory store).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Runs `f` on the connection and maps SQLite failures to [`StoreError`].
+    pub(crate) fn with<T>(
+        &self,
+        f: impl FnOnce(&mut Inner) -> Result<T, Failure>,
+    ) -> Result<T, StoreError> {
+        // A panic while holding the lock dropped its transaction, which rolled it back: the
+        // connection is still consistent, so poisoning carries no information here.
+        let mut inner: MutexGuard<'_, Inner> =
+            self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        f(&mut inner).map_err(|failure| match failure {
+            Failure::Sqlite(e) => StoreError::from_sqlite(&self.path, e),
+            Failure::Store(e) => e,
+        })
+    }
+}
+
+/// A failure while opening: the specific variants where they apply, else [`StoreError::Open`].
+fn open_error(path: &Path, e: rusqlite::Error) -> StoreError {
+    match StoreError::from_sqlite(path, e) {
+        StoreError::Sqlite { path, source } => StoreError::Open { path, source },
+        other => other,
+    }
+}
+
+/// An error inside a store call, before the path is attached to SQLite failures.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    Sqlite(rusqlite::Error),
+    Store(StoreError),
+}
+
+impl From<rusqlite::Error> for Failure {
+    fn from(e: rusqlite::Error) -> Self {
+        Self::Sqlite(e)
+    }
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
