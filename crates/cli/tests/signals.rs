@@ -55,7 +55,7 @@ fn interrupt_during_a_tool(signal: Signal) {
         clippy::disallowed_methods,
         reason = "the test needs the child's pid to signal it"
     )]
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .current_dir(dir.path())
         .env("TETHER_HOME", dir.path().join(".tether"))
         .env("SHELL", "/bin/bash")
