@@ -11,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tether_core::EventSink;
 use tether_protocol::RuntimeEvent;
 
-use crate::render::call_arguments;
+use crate::render::{call_arguments, short_command};
 
 const TOOL: Style = AnsiColor::Cyan.on_default();
 const DIM: Style = Style::new().dimmed();

@@ -81,21 +81,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
 /// One line of shell, builtin with args, or model spec, short enough for a listing.
 fn summary(h: &HookSpec) -> String {
     match &h.kind {
-        HookKind::Command { command } => {
-            // The first line that says something: not blank, a comment or `INPUT=$(cat)`.
-            let first = command
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty() && !l.starts_with('#') && !l.ends_with("=$(cat)"))
-                .unwrap_or("");
-            let many = command.trim().lines().count() > 1;
-            let short: String = first.chars().take(60).collect();
-            if many || short.len() < first.len() {
-                format!("{short} …")
-            } else {
-                short
-            }
-        }
+        HookKind::Command { command } => crate::render::short_command(command),
         HookKind::Builtin { name } if h.args.is_empty() => name.clone(),
         HookKind::Builtin { name } => format!("{name} {:?}", h.args),
         HookKind::Model { model, schema, .. } => match schema {

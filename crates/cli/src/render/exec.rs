@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use tether_core::EventSink;
 use tether_protocol::RuntimeEvent;
 
-use super::{call_arguments, json_string};
+use super::{call_arguments, json_string, short_command};
 
 #[derive(Debug, Default)]
 struct State {

@@ -21,6 +21,22 @@ pub(crate) fn call_arguments(args: &Value) -> String {
     }
 }
 
+/// A hook's name, or the first line of its shell text that says something (not blank, a
+/// comment or `INPUT=$(cat)`), cut to 60 characters; ` …` marks anything left out.
+pub(crate) fn short_command(text: &str) -> String {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.ends_with("=$(cat)"))
+        .unwrap_or("");
+    let short: String = first.chars().take(60).collect();
+    if text.trim().lines().count() > 1 || short.len() < first.len() {
+        format!("{short} …")
+    } else {
+        short
+    }
+}
+
 /// A string as a JSON literal (quotes and escapes), for `NAME response → "…"`.
 pub(crate) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
@@ -42,5 +58,10 @@ mod tests {
             "a: [1,2], b: 1"
         );
         assert_eq!(json_string("FILE README.me\n"), r#""FILE README.me\n""#);
+        assert_eq!(short_command("guard"), "guard");
+        assert_eq!(
+            short_command("INPUT=$(cat)\n# why\nCMD=$(x)\n"),
+            "CMD=$(x) …"
+        );
     }
 }
