@@ -182,7 +182,7 @@ impl EventSink for Console {
                 let who = if hook.is_empty() {
                     String::new()
                 } else {
-                    format!(" `{}`", hook.lines().next().unwrap_or_default())
+                    format!(" `{}`", short_command(&hook))
                 };
                 self.line(
                     s,

@@ -75,7 +75,7 @@ impl EventSink for ExecSink {
                 let who = if hook.is_empty() {
                     String::new()
                 } else {
-                    format!(" `{hook}`")
+                    format!(" `{}`", short_command(&hook))
                 };
                 err(&format!("blocked by {event} hook{who}: {message}"));
             }
