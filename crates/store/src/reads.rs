@@ -17,26 +17,20 @@ impl Store {
         let raw = self.with(|inner| {
             let tx = inner.conn.transaction()?;
             let Some(meta) = tx
-                .prepare_cached(&format!(
-                    "SELECT {META_COLUMNS} FROM sessions WHERE id = ?1"
-                ))?
+                .prepare_cached(META_SQL)?
                 .query_row([id], MetaRow::read)
                 .optional()?
             else {
                 return Ok(None);
             };
             let messages = tx
-                .prepare_cached(
-                    "SELECT seq, json FROM messages WHERE session_id = ?1 ORDER BY seq",
-                )?
+                .prepare_cached(MESSAGES_SQL)?
                 .query_map([id], |row| {
                     Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             let sub_sessions = tx
-                .prepare_cached(
-                    "SELECT id FROM sessions WHERE parent_id = ?1 ORDER BY created_at, rowid",
-                )?
+                .prepare_cached(SUB_SESSIONS_SQL)?
                 .query_map([id], |row| row.get(0))?
                 .collect::<rusqlite::Result<Vec<String>>>()?;
             tx.commit()?;
@@ -61,10 +55,7 @@ impl Store {
         let rows = self.with(|inner| {
             Ok(inner
                 .conn
-                .prepare_cached(
-                    "SELECT id, updated_at, agent, first_prompt FROM sessions
-                     WHERE parent_id IS NULL ORDER BY updated_at DESC, rowid DESC",
-                )?
+                .prepare_cached(LIST_SQL)?
                 .query_map([], SummaryRow::read)?
                 .collect::<rusqlite::Result<Vec<_>>>()?)
         })?;
@@ -76,10 +67,7 @@ impl Store {
         self.with(|inner| {
             Ok(inner
                 .conn
-                .prepare_cached(
-                    "SELECT id FROM sessions WHERE parent_id IS NULL
-                     ORDER BY updated_at DESC, rowid DESC LIMIT 1",
-                )?
+                .prepare_cached(LATEST_SQL)?
                 .query_row([], |row| row.get(0))
                 .optional()?)
         })
@@ -92,10 +80,7 @@ impl Store {
             let tx = inner.conn.transaction()?;
             require(&tx, id)?;
             let rows = tx
-                .prepare_cached(
-                    "SELECT id, updated_at, agent, first_prompt FROM sessions
-                     WHERE parent_id = ?1 ORDER BY created_at, rowid",
-                )?
+                .prepare_cached(CHILDREN_SQL)?
                 .query_map([id], SummaryRow::read)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             tx.commit()?;
@@ -111,11 +96,7 @@ impl Store {
             let tx = inner.conn.transaction()?;
             require(&tx, id)?;
             let rows = tx
-                .prepare_cached(
-                    "SELECT model_id, input_tokens, output_tokens, cached_input_tokens,
-                            cached_write_tokens, reasoning_tokens, cost, at
-                     FROM usage WHERE session_id = ?1 ORDER BY seq",
-                )?
+                .prepare_cached(USAGE_SQL)?
                 .query_map([id], UsageRow::read)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
             tx.commit()?;
@@ -141,9 +122,20 @@ fn decode_message(session_id: &str, seq: i64, json: &str) -> Result<Message, Sto
     })
 }
 
-const META_COLUMNS: &str = "id, parent_id, agent, created_at, updated_at, first_prompt, \
+const META_SQL: &str = "SELECT id, parent_id, agent, created_at, updated_at, first_prompt, \
      session_context, summary, input_tokens, output_tokens, cost, worktree_path, \
-     worktree_branch, working_dir, extra";
+     worktree_branch, working_dir, extra FROM sessions WHERE id = ?1";
+const MESSAGES_SQL: &str = "SELECT seq, json FROM messages WHERE session_id = ?1 ORDER BY seq";
+const SUB_SESSIONS_SQL: &str =
+    "SELECT id FROM sessions WHERE parent_id = ?1 ORDER BY created_at, rowid";
+const LIST_SQL: &str = "SELECT id, updated_at, agent, first_prompt FROM sessions \
+     WHERE parent_id IS NULL ORDER BY updated_at DESC, rowid DESC";
+const LATEST_SQL: &str =
+    "SELECT id FROM sessions WHERE parent_id IS NULL ORDER BY updated_at DESC, rowid DESC LIMIT 1";
+const CHILDREN_SQL: &str = "SELECT id, updated_at, agent, first_prompt FROM sessions \
+     WHERE parent_id = ?1 ORDER BY created_at, rowid";
+const USAGE_SQL: &str = "SELECT model_id, input_tokens, output_tokens, cached_input_tokens, \
+     cached_write_tokens, reasoning_tokens, cost, at FROM usage WHERE session_id = ?1 ORDER BY seq";
 
 /// A `sessions` row as SQLite returns it, before validation.
 struct MetaRow {
@@ -276,5 +268,59 @@ impl UsageRow {
             cost: self.cost,
             at: parse_stamp(session_id, "usage.at", &self.at)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// The plan SQLite picks for `sql`, one line per step.
+    fn plan(store: &Store, sql: &str) -> Vec<String> {
+        store
+            .with(|inner| {
+                let mut stmt = inner.conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+                let params = std::iter::repeat_n("id", stmt.parameter_count());
+                let rows = stmt
+                    .query_map(rusqlite::params_from_iter(params), |row| {
+                        row.get::<_, String>(3)
+                    })?
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(rows)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn the_hot_queries_read_indexes_without_a_sort_step() {
+        let store = Store::open_in_memory().unwrap();
+        let queries = [LIST_SQL, LATEST_SQL, MESSAGES_SQL, USAGE_SQL, META_SQL];
+
+        let plans: Vec<Vec<String>> = queries.iter().map(|q| plan(&store, q)).collect();
+
+        let list = "SEARCH sessions USING INDEX sessions_by_parent (parent_id=?)";
+        let expected = [
+            vec![list],
+            vec![list],
+            vec!["SEARCH messages USING INDEX sqlite_autoindex_messages_1 (session_id=?)"],
+            vec!["SEARCH usage USING PRIMARY KEY (session_id=?)"],
+            vec!["SEARCH sessions USING INDEX sqlite_autoindex_sessions_1 (id=?)"],
+        ];
+        let expected = expected.map(|p| p.into_iter().map(str::to_owned).collect::<Vec<_>>());
+        assert_eq!(plans, expected);
+    }
+
+    #[test]
+    fn sub_sessions_are_found_through_the_parent_index() {
+        let store = Store::open_in_memory().unwrap();
+
+        let plans = [plan(&store, SUB_SESSIONS_SQL), plan(&store, CHILDREN_SQL)];
+
+        let expected = vec![
+            "SEARCH sessions USING INDEX sessions_by_parent (parent_id=?)".to_owned(),
+            "USE TEMP B-TREE FOR ORDER BY".to_owned(),
+        ];
+        assert_eq!(plans, [expected.clone(), expected]);
     }
 }

@@ -220,3 +220,48 @@ impl From<StoreError> for Failure {
         Self::Store(e)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn pragma(store: &Store, name: &str) -> i64 {
+        store
+            .with(|inner| Ok(inner.conn.pragma_query_value(None, name, |r| r.get(0))?))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_file_connection_syncs_normally_enforces_foreign_keys_and_waits_when_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path().join("s.db")).unwrap();
+
+        let values = ["synchronous", "foreign_keys", "busy_timeout"].map(|p| pragma(&store, p));
+
+        // synchronous: 1 is NORMAL.
+        assert_eq!(values, [1, 1, 5000]);
+    }
+
+    #[test]
+    fn the_clock_never_repeats_or_goes_back() {
+        let store = Store::open_in_memory().unwrap();
+        let future = Timestamp::now()
+            .checked_add(jiff::SignedDuration::from_hours(1))
+            .unwrap();
+
+        let stamps = store
+            .with(|inner| {
+                inner.last_stamp = future;
+                Ok([inner.now(), inner.now()])
+            })
+            .unwrap();
+
+        let one_ns = jiff::SignedDuration::from_nanos(1);
+        let expected = [
+            future.checked_add(one_ns).unwrap(),
+            future.checked_add(one_ns * 2).unwrap(),
+        ];
+        assert_eq!(stamps, expected);
+    }
+}
