@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, reason = "tests")]
 
 mod concurrency;
+mod crash;
 mod failures;
 mod listing;
 mod roundtrip;
