@@ -95,8 +95,8 @@ impl Store {
         Self::open_with(path, &options)
     }
 
-    /// A private database that lives as long as the store; for tests and `--no-session`
-    /// style runs.
+    /// A private database that lives as long as the store; for tests and runs that keep no
+    /// history.
     pub fn open_in_memory() -> Result<Self, StoreError> {
         let path = PathBuf::from(":memory:");
         let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {

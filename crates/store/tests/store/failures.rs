@@ -309,6 +309,24 @@ fn a_database_from_a_newer_tether_is_refused() {
 }
 
 #[test]
+fn a_database_without_the_schema_cannot_be_read_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sessions.db");
+    raw(&path).execute_batch("CREATE TABLE other (x)").unwrap();
+
+    let err = Store::open_read_only(&path).unwrap_err();
+
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the session database `{}` has schema version 0 and needs migrating to 1: open it read-write once",
+            path.display()
+        )
+    );
+    assert_eq!(Store::open(&path).unwrap().list().unwrap(), vec![]);
+}
+
+#[test]
 fn a_file_that_is_not_a_database_is_reported_as_corrupt() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sessions.db");
