@@ -18,6 +18,9 @@ pub(crate) enum Command {
     /// Run an agent file: one-shot with `--exec` (or a prompt on a non-terminal), else an
     /// interactive session.
     Run(RunArgs),
+    /// List, show or delete stored sessions.
+    #[command(subcommand)]
+    Sessions(SessionsCommand),
     /// Work with hooks without running a model.
     #[command(subcommand)]
     Hooks(HooksCommand),
@@ -62,8 +65,48 @@ pub(crate) struct RunArgs {
     /// Append one JSON line per hook run to this file.
     #[arg(long, value_name = "FILE")]
     pub(crate) hook_log: Option<PathBuf>,
+    /// Continue this stored session.
+    #[arg(long, value_name = "ID", conflicts_with = "resume")]
+    pub(crate) session: Option<String>,
+    /// Continue the most recently updated top-level session.
+    #[arg(long)]
+    pub(crate) resume: bool,
+    /// The session database (default: `$TETHER_HOME/sessions.db`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) session_db: Option<PathBuf>,
+    /// Run in a new git worktree of the working directory (named NAME, or generated).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", require_equals = true)]
+    pub(crate) worktree: Option<String>,
     #[command(flatten)]
     pub(crate) hooks: HookFlags,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum SessionsCommand {
+    /// One line per top-level session, most recent first.
+    List(SessionsListArgs),
+    /// Print a session's transcript.
+    Show(SessionIdArgs),
+    /// Delete a session and its sub-sessions.
+    Rm(SessionIdArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SessionsListArgs {
+    /// One JSON object per line.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The session database (default: `$TETHER_HOME/sessions.db`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) session_db: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SessionIdArgs {
+    pub(crate) id: String,
+    /// The session database (default: `$TETHER_HOME/sessions.db`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) session_db: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -25,6 +25,18 @@ pub(crate) fn user_error(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UserError(message.into()))
 }
 
+/// A hook stopped the command before it ran (exit status 2).
+#[derive(Debug)]
+pub(crate) struct BlockedByHook(pub(crate) String);
+
+impl fmt::Display for BlockedByHook {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BlockedByHook {}
+
 pub(crate) fn load(path: &Path) -> anyhow::Result<AgentFile> {
     tether_config::load_file(path).map_err(|e| match e {
         ConfigError::Io { .. } => user_error(e.to_string()),
@@ -73,4 +85,25 @@ pub(crate) fn executor(
 
 pub(crate) fn current_dir() -> anyhow::Result<PathBuf> {
     std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))
+}
+
+/// `$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else `~/.local/share/tether`.
+pub(crate) fn tether_home() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("TETHER_HOME")
+        .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("tether")))
+        .or_else(|| var("HOME").map(|h| h.join(".local/share/tether")))
+        .unwrap_or_else(|| PathBuf::from(".tether"))
+}
+
+/// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`).
+pub(crate) fn open_store(path: Option<&Path>) -> anyhow::Result<Arc<tether_store::Store>> {
+    let path = path.map_or_else(|| tether_home().join("sessions.db"), Path::to_path_buf);
+    tether_store::Store::open(&path)
+        .map(Arc::new)
+        .map_err(|e| anyhow::anyhow!("cannot open the session database: {e}"))
 }

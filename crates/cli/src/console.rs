@@ -19,8 +19,27 @@ const WARN: Style = AnsiColor::Yellow.on_default();
 const ERROR: Style = AnsiColor::Red.on_default().bold();
 const AGENT: Style = AnsiColor::Magenta.on_default().bold();
 
-#[derive(Debug, Default)]
+/// Where text goes: straight to stdout, or above the line editor's prompt while it waits for
+/// input (rustyline's external printer redraws the prompt after each message).
+enum Sink {
+    Direct,
+    Printer(Box<dyn rustyline::ExternalPrinter + Send>),
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Direct => "Direct",
+            Self::Printer(_) => "Printer",
+        })
+    }
+}
+
+#[derive(Debug)]
 struct State {
+    sink: Sink,
+    /// Text not yet printed because its line is not finished (printer mode prints whole lines).
+    partial: String,
     spinner: Option<ProgressBar>,
     /// The last thing printed did not end with a newline.
     mid_line: bool,
@@ -48,19 +67,47 @@ pub(crate) fn badge(radius: &str) -> (Style, String) {
 impl Console {
     pub(crate) fn new(terminal: bool, hide_tool_calls: bool) -> Self {
         Self {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                sink: Sink::Direct,
+                partial: String::new(),
+                spinner: None,
+                mid_line: false,
+                agent: None,
+            }),
             terminal,
             hide_tool_calls,
         }
+    }
+
+    /// Prints through the line editor from now on.
+    pub(crate) fn use_printer(&self, printer: Box<dyn rustyline::ExternalPrinter + Send>) {
+        self.with_state(|s| s.sink = Sink::Printer(printer));
     }
 
     fn write(&self, state: &mut State, text: &str) {
         if let Some(s) = state.spinner.take() {
             s.finish_and_clear();
         }
-        let mut out = anstream::stdout().lock();
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        let colour = self.terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let text = if colour {
+            text.to_owned()
+        } else {
+            anstream::adapter::strip_str(text).to_string()
+        };
+        match &mut state.sink {
+            Sink::Direct => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+            }
+            Sink::Printer(printer) => {
+                state.partial.push_str(&text);
+                if let Some(end) = state.partial.rfind('\n') {
+                    let lines: String = state.partial.drain(..=end).collect();
+                    let _ = printer.print(lines);
+                }
+            }
+        }
         if !text.is_empty() {
             state.mid_line = !text.ends_with('\n');
         }
@@ -88,15 +135,6 @@ impl Console {
         });
     }
 
-    pub(crate) fn prompt(&self) -> String {
-        self.with_state(|s| {
-            if s.mid_line {
-                self.write(s, "\n");
-            }
-        });
-        "> ".to_owned()
-    }
-
     pub(crate) fn note(&self, text: &str) {
         self.with_state(|s| self.line(s, DIM, text));
     }
@@ -117,7 +155,9 @@ impl EventSink for Console {
                 self.line(s, AGENT, &format!("── {agent} ──"));
                 s.agent = Some(agent);
             }
-            RuntimeEvent::ModelCallStarted { .. } if self.terminal => {
+            RuntimeEvent::ModelCallStarted { .. }
+                if self.terminal && matches!(s.sink, Sink::Direct) =>
+            {
                 let bar = ProgressBar::new_spinner();
                 if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
                     bar.set_style(style);

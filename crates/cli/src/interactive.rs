@@ -1,64 +1,314 @@
-//! The interactive session: a line editor on a terminal (plain lines otherwise), streamed
-//! output, a spinner while the model thinks, confirmations, slash commands. Ctrl-C cancels the
-//! running turn; Ctrl-D or `/exit` ends the session (`session_end` reason `prompt_input_exit`).
+//! The interactive session. A thread owns the terminal's line editor (plain lines when stdin is
+//! not a terminal) and sends every line to the session loop, which routes it: a prompt when the
+//! agent is idle; while it works, an answer to a pending question, a `/followup`, or a steering
+//! message. Output goes above the prompt. Ctrl-C cancels the running turn; Ctrl-D or `/exit`
+//! ends the session (`session_end` reason `prompt_input_exit`).
 
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
+use futures::future::BoxFuture;
 use rustyline::error::ReadlineError;
-use tether_core::{EventSink, Interaction, Runtime, Session};
+use tether_core::{
+    Compaction, Confirmation, ConfirmationRequest, EventSink, Interaction, Runtime, Session,
+};
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
-use crate::commands::run::{build, new_session_id};
-use crate::common;
+use crate::commands::run::{Prepared, prepare};
 use crate::console::Console;
-use crate::interact::PromptInteraction;
 
 const HELP: &str = "commands:
-  /help      this help
-  /hooks     the effective hooks of the current agent
-  /exit      end the session (also Ctrl-D)
-anything else is sent to the agent; Ctrl-C cancels the running turn";
+  /help              this help
+  /hooks             the effective hooks of the current agent
+  /compact [TEXT]    summarize the conversation (TEXT steers the summary)
+  /clear             start a fresh session
+  /followup TEXT     queue a message for the end of the current turn
+  /sessions          stored sessions, most recent first
+  /exit              end the session (also Ctrl-D)
+anything else is a prompt; typed while the agent works, it steers it. Ctrl-C cancels the turn";
 
-/// Where lines come from.
-enum Input {
-    Editor(Box<rustyline::DefaultEditor>),
-    Plain,
+/// A line from the terminal.
+#[derive(Debug)]
+enum Line {
+    Text(String),
+    Interrupt,
+    Eof,
 }
 
-impl Input {
-    /// The next line, `None` at end of input.
-    async fn line(&mut self, prompt: &str) -> Option<String> {
-        match self {
-            Self::Editor(ed) => {
-                // rustyline blocks; the runtime has a spare worker thread for it.
-                let line = tokio::task::block_in_place(|| ed.readline(prompt));
-                match line {
+/// Reads lines on a thread of its own; the editor's printer goes to the console.
+fn spawn_input(console: &Console, terminal: bool) -> mpsc::UnboundedReceiver<Line> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let editor = terminal
+        .then(|| rustyline::DefaultEditor::new().ok())
+        .flatten();
+    let mut editor = editor.map(|mut ed| {
+        if let Ok(printer) = ed.create_external_printer() {
+            console.use_printer(Box::new(printer));
+        }
+        ed
+    });
+    std::thread::spawn(move || {
+        loop {
+            let line = match &mut editor {
+                Some(ed) => match ed.readline("> ") {
                     Ok(l) => {
                         let _ = ed.add_history_entry(l.as_str());
-                        Some(l)
+                        Line::Text(l)
                     }
-                    Err(ReadlineError::Interrupted) => Some(String::new()),
-                    Err(_) => None,
+                    Err(ReadlineError::Interrupted) => Line::Interrupt,
+                    Err(_) => Line::Eof,
+                },
+                None => {
+                    let mut l = String::new();
+                    match std::io::stdin().read_line(&mut l) {
+                        Ok(0) | Err(_) => Line::Eof,
+                        Ok(_) => Line::Text(l.trim_end_matches(['\n', '\r']).to_owned()),
+                    }
                 }
+            };
+            let eof = matches!(line, Line::Eof);
+            if tx.send(line).is_err() || eof {
+                return;
             }
-            Self::Plain => tokio::task::spawn_blocking(|| {
-                let mut l = String::new();
-                match std::io::stdin().read_line(&mut l) {
-                    Ok(0) | Err(_) => None,
-                    Ok(_) => Some(l.trim_end_matches(['\n', '\r']).to_owned()),
-                }
-            })
-            .await
-            .ok()
-            .flatten(),
+        }
+    });
+    rx
+}
+
+/// Questions the runtime asks, answered by the next line the user types.
+#[derive(Debug)]
+struct Asker {
+    pending: Mutex<Option<oneshot::Sender<String>>>,
+    console: Arc<Console>,
+    yolo: bool,
+    extensions: AtomicU32,
+}
+
+impl Asker {
+    async fn ask(&self, question: &str) -> Option<String> {
+        let (tx, rx) = oneshot::channel();
+        if let Ok(mut p) = self.pending.lock() {
+            *p = Some(tx);
+        }
+        self.console.note(question);
+        rx.await.ok().map(|a| a.trim().to_lowercase())
+    }
+
+    /// Hands a line to a pending question; gives it back when nothing waits.
+    fn answer(&self, line: String) -> Option<String> {
+        match self.pending.lock().ok().and_then(|mut p| p.take()) {
+            Some(tx) => {
+                let _ = tx.send(line);
+                None
+            }
+            None => Some(line),
+        }
+    }
+
+    /// Drops a pending question (its answer becomes "no").
+    fn cancel(&self) {
+        if let Ok(mut p) = self.pending.lock() {
+            p.take();
         }
     }
 }
 
-/// The token of the running turn, cancelled by Ctrl-C; SIGTERM ends the session.
-fn watch_signals(current: Arc<Mutex<Option<CancellationToken>>>, session_end: CancellationToken) {
+impl Interaction for Asker {
+    fn confirm_tool<'a>(&'a self, _: &'a ConfirmationRequest) -> BoxFuture<'a, Confirmation> {
+        Box::pin(async move {
+            match self
+                .ask("Can I run this tool? ([y]es/[a]ll/[n]o)")
+                .await
+                .as_deref()
+            {
+                Some("y" | "yes") => Confirmation::Yes,
+                Some("a" | "all") => Confirmation::All,
+                Some(_) => Confirmation::No { reason: None },
+                None => Confirmation::Cancelled,
+            }
+        })
+    }
+
+    fn approve_more_iterations(&self, limit: u32) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            if self.yolo {
+                return self.extensions.fetch_add(1, Ordering::Relaxed) < 5;
+            }
+            let q = format!("Maximum iterations reached ({limit}). Continue? ([y]es/[n]o)");
+            matches!(self.ask(&q).await.as_deref(), Some("y" | "yes"))
+        })
+    }
+}
+
+pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
+    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let console = Arc::new(Console::new(terminal, args.hide_tool_calls));
+    let sink: Arc<dyn EventSink> = if args.json {
+        Arc::new(crate::render::JsonSink)
+    } else {
+        console.clone()
+    };
+    let asker = Arc::new(Asker {
+        pending: Mutex::new(None),
+        console: Arc::clone(&console),
+        yolo: args.yolo,
+        extensions: AtomicU32::new(0),
+    });
+    let interaction: Arc<dyn Interaction> = asker.clone();
+    let first_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
+    let Prepared {
+        runtime,
+        mut session,
+        resumed,
+        worktree,
+    } = prepare(&args, sink, interaction, first_prompt.as_deref()).await?;
+    let mut lines = spawn_input(&console, terminal);
+    let ended = CancellationToken::new();
+    watch_sigterm(ended.clone());
+    let source = if resumed { "resume" } else { "startup" };
+    runtime.start_session(&mut session, source, &ended).await;
+    console.banner(&session.agent, &session.id);
+
+    let mut first = first_prompt;
+    let reason = loop {
+        if ended.is_cancelled() {
+            break "other";
+        }
+        let text = match first.take() {
+            Some(p) => p,
+            None => {
+                runtime.waiting_for_user(&session, &ended).await;
+                tokio::select! {
+                    line = lines.recv() => match line {
+                        Some(Line::Text(t)) => t,
+                        Some(Line::Interrupt) => continue,
+                        Some(Line::Eof) | None => break "prompt_input_exit",
+                    },
+                    () = ended.cancelled() => break "other",
+                }
+            }
+        };
+        let text = text.trim().to_owned();
+        let (command, rest) = text.split_once(' ').unwrap_or((text.as_str(), ""));
+        match command {
+            "" => {}
+            "/exit" | "/quit" => break "prompt_input_exit",
+            "/help" => console.note(HELP),
+            "/hooks" => console.note(&hooks_listing(&runtime, &session)),
+            "/sessions" => console.note(&sessions_listing(&args)),
+            "/followup" if !rest.trim().is_empty() => match runtime.follow_up(rest.trim()) {
+                Ok(()) => console.note("follow-up queued"),
+                Err(e) => console.note(&e.to_string()),
+            },
+            "/compact" => {
+                let extra = Some(rest.trim().to_owned()).filter(|r| !r.is_empty());
+                if !runtime
+                    .compact(&mut session, Compaction::Manual(extra), &ended)
+                    .await
+                {
+                    console.note("nothing was compacted");
+                }
+            }
+            "/clear" => {
+                runtime.end_session(&session, "clear").await;
+                session = Session::new(runtime.new_session_id(), session.agent.clone());
+                runtime.save_session(&mut session, None, false);
+                runtime.start_session(&mut session, "clear", &ended).await;
+                console.banner(&session.agent, &session.id);
+            }
+            c if c.starts_with('/') => {
+                console.note(&format!("unknown command `{c}`; /help lists them"))
+            }
+            _ => {
+                let eof =
+                    run_turn(&runtime, &mut session, text, &mut lines, &asker, &console).await;
+                if eof {
+                    break "prompt_input_exit";
+                }
+            }
+        }
+    };
+    runtime.end_session(&session, reason).await;
+    console.finish();
+    if let Some(wt) = &worktree {
+        let remove = if crate::worktree::is_dirty(wt).await {
+            console.note(&format!(
+                "The worktree {} has uncommitted changes. Remove it anyway? [y/N]",
+                wt.path.display()
+            ));
+            matches!(lines.recv().await, Some(Line::Text(t)) if matches!(t.trim(), "y" | "yes"))
+        } else {
+            true
+        };
+        if remove {
+            if let Err(e) = crate::worktree::remove(wt).await {
+                console.note(&format!("could not remove the worktree: {e}"));
+            }
+        } else {
+            console.note(&format!(
+                "kept the worktree {} (branch {})",
+                wt.path.display(),
+                wt.branch
+            ));
+        }
+    }
+    Ok(if session.store_failed {
+        crate::status::RUNTIME
+    } else {
+        crate::status::OK
+    })
+}
+
+/// Runs one prompt while routing what the user types. Returns `true` at end of input.
+async fn run_turn(
+    runtime: &Runtime,
+    session: &mut Session,
+    prompt: String,
+    lines: &mut mpsc::UnboundedReceiver<Line>,
+    asker: &Asker,
+    console: &Console,
+) -> bool {
+    let token = CancellationToken::new();
+    let run = runtime.run(session, Some(prompt), &token);
+    tokio::pin!(run);
+    let mut eof = false;
+    loop {
+        tokio::select! {
+            _ = &mut run => return eof,
+            line = lines.recv(), if !eof => match line {
+                Some(Line::Text(t)) => {
+                    let Some(t) = asker.answer(t) else { continue };
+                    let t = t.trim();
+                    if let Some(rest) = t.strip_prefix("/followup ") {
+                        let r = runtime.follow_up(rest.trim());
+                        console.note(&r.map_or_else(|e| e.to_string(), |()| "follow-up queued".to_owned()));
+                    } else if t == "/exit" || t == "/quit" {
+                        token.cancel();
+                        eof = true;
+                    } else if !t.is_empty() {
+                        let r = runtime.steer(t);
+                        console.note(&r.map_or_else(|e| e.to_string(), |()| "(steering the agent)".to_owned()));
+                    }
+                }
+                Some(Line::Interrupt) => {
+                    asker.cancel();
+                    token.cancel();
+                }
+                Some(Line::Eof) | None => {
+                    asker.cancel();
+                    token.cancel();
+                    eof = true;
+                }
+            },
+        }
+    }
+}
+
+/// SIGTERM (and SIGINT when no line editor catches Ctrl-C) ends the session.
+fn watch_sigterm(ended: CancellationToken) {
     use tokio::signal::unix::{SignalKind, signal};
     tokio::spawn(async move {
         let (Ok(mut int), Ok(mut term)) = (
@@ -67,100 +317,12 @@ fn watch_signals(current: Arc<Mutex<Option<CancellationToken>>>, session_end: Ca
         ) else {
             return;
         };
-        loop {
-            tokio::select! {
-                _ = int.recv() => {
-                    if let Some(t) = current.lock().ok().and_then(|c| c.clone()) {
-                        t.cancel();
-                    }
-                }
-                _ = term.recv() => {
-                    if let Some(t) = current.lock().ok().and_then(|c| c.clone()) {
-                        t.cancel();
-                    }
-                    session_end.cancel();
-                    return;
-                }
-            }
+        tokio::select! {
+            _ = int.recv() => {}
+            _ = term.recv() => {}
         }
+        ended.cancel();
     });
-}
-
-pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
-    let file = common::load(&args.agent_file)?;
-    let agent = common::pick_agent(&file, args.agent.as_deref())?
-        .name
-        .clone();
-    let terminal = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    let console = Arc::new(Console::new(terminal, args.hide_tool_calls));
-    let sink: Arc<dyn EventSink> = if args.json {
-        Arc::new(crate::render::JsonSink)
-    } else {
-        console.clone()
-    };
-    let interaction: Arc<dyn Interaction> = Arc::new(PromptInteraction::new(!args.json, args.yolo));
-    let runtime = build(&args, &file, &agent, sink, interaction, false)?;
-    let mut input = if terminal {
-        match rustyline::DefaultEditor::new() {
-            Ok(ed) => Input::Editor(Box::new(ed)),
-            Err(_) => Input::Plain,
-        }
-    } else {
-        Input::Plain
-    };
-    let mut session = Session::new(new_session_id(), agent);
-    let current: Arc<Mutex<Option<CancellationToken>>> = Arc::new(Mutex::new(None));
-    let ended = CancellationToken::new();
-    watch_signals(Arc::clone(&current), ended.clone());
-    runtime.start_session(&mut session, "startup", &ended).await;
-    console.banner(&session.agent, &session.id);
-
-    let mut first = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
-    let reason = loop {
-        if ended.is_cancelled() {
-            break "other";
-        }
-        let line = match first.take() {
-            Some(p) => p,
-            None => {
-                runtime.waiting_for_user(&session, &ended).await;
-                match input.line(&console.prompt()).await {
-                    Some(l) => l,
-                    None => break "prompt_input_exit",
-                }
-            }
-        };
-        let text = line.trim();
-        match text {
-            "" => continue,
-            "/exit" | "/quit" => break "prompt_input_exit",
-            "/help" => console.note(HELP),
-            "/hooks" => console.note(&hooks_listing(&runtime, &session)),
-            t if t.starts_with('/') => {
-                console.note(&format!("unknown command `{t}`; /help lists them"))
-            }
-            _ => run_turn(&runtime, &mut session, text.to_owned(), &current).await,
-        }
-    };
-    runtime.end_session(&session, reason).await;
-    console.finish();
-    Ok(crate::status::OK)
-}
-
-async fn run_turn(
-    runtime: &Runtime,
-    session: &mut Session,
-    prompt: String,
-    current: &Arc<Mutex<Option<CancellationToken>>>,
-) {
-    let token = CancellationToken::new();
-    if let Ok(mut c) = current.lock() {
-        *c = Some(token.clone());
-    }
-    runtime.run(session, Some(prompt), &token).await;
-    if let Ok(mut c) = current.lock() {
-        *c = None;
-    }
 }
 
 fn hooks_listing(runtime: &Runtime, session: &Session) -> String {
@@ -179,9 +341,9 @@ fn hooks_listing(runtime: &Runtime, session: &Session) -> String {
                 } else {
                     String::new()
                 };
-                let first = hook.display_name().lines().next().unwrap_or_default();
+                let name = crate::render::short_command(hook.display_name());
                 text.push_str(&format!(
-                    "\n  {event}{m}: {} {first} [{}]",
+                    "\n  {event}{m}: {} {name} [{}]",
                     hook.type_name(),
                     hook.source
                 ));
@@ -189,4 +351,31 @@ fn hooks_listing(runtime: &Runtime, session: &Session) -> String {
         }
     }
     text
+}
+
+fn sessions_listing(args: &RunArgs) -> String {
+    let Ok(store) = crate::common::open_store(args.session_db.as_deref()) else {
+        return "the session database cannot be opened".to_owned();
+    };
+    let list = store.list().unwrap_or_default();
+    if list.is_empty() {
+        return "no stored sessions".to_owned();
+    }
+    list.iter()
+        .take(20)
+        .map(|s| {
+            format!(
+                "{}  {}  {}",
+                s.id,
+                s.agent,
+                s.first_prompt
+                    .as_deref()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -10,6 +10,7 @@ mod interactive;
 mod out;
 mod programs;
 mod render;
+mod worktree;
 
 use std::process::ExitCode;
 
@@ -40,6 +41,8 @@ fn main() -> ExitCode {
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
+        // Sub-agents nest whole runs; room for deep chains in debug builds too.
+        .thread_stack_size(8 * 1024 * 1024)
         .enable_all()
         .build()
     {
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Command::Run(args) => commands::run::run(args).await,
+            Command::Sessions(cmd) => commands::sessions::run(cmd),
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
         }
@@ -63,6 +67,8 @@ fn main() -> ExitCode {
             out::error(&format!("{e:#}"));
             ExitCode::from(if e.downcast_ref::<UserError>().is_some() {
                 status::USAGE
+            } else if e.downcast_ref::<common::BlockedByHook>().is_some() {
+                status::BLOCKED
             } else {
                 status::RUNTIME
             })

@@ -15,6 +15,11 @@ pub(crate) fn error(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "error: {message}");
 }
 
+/// A plain note on stderr.
+pub(crate) fn note(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{message}");
+}
+
 /// `warning: …` on stderr.
 pub(crate) fn warning(message: &str) {
     let _ = writeln!(std::io::stderr().lock(), "warning: {message}");

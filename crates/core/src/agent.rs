@@ -27,11 +27,23 @@ pub struct AgentRuntime {
     pub max_consecutive_tool_calls: u32,
     /// 0 = send the whole history.
     pub num_history_items: u32,
+    /// Agents `transfer_task` may target.
+    pub sub_agents: Vec<String>,
+    /// Agents `handoff` may target.
+    pub handoffs: Vec<String>,
+    /// The agent every natural stop hands off to.
+    pub force_handoff: Option<String>,
+    /// `transfer_task` / `handoff`, run by the runtime itself.
+    pub runtime_tools: Vec<tether_tools::ToolDefinition>,
 }
 
 impl AgentRuntime {
     pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
         self.tools.iter().find(|t| t.definition().name == name)
+    }
+
+    pub fn runtime_tool(&self, name: &str) -> Option<&tether_tools::ToolDefinition> {
+        self.runtime_tools.iter().find(|d| d.name == name)
     }
 
     /// The model endpoints of this agent (on_agent_switch `from_agent_models`).

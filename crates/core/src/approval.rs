@@ -75,7 +75,19 @@ impl Runtime {
         .await;
     }
 
-    pub(crate) async fn approve(
+    /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
+    pub(crate) fn approve<'a>(
+        &'a self,
+        agent: &'a AgentRuntime,
+        session: &'a mut Session,
+        call: &'a ToolCall,
+        def: &'a ToolDefinition,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, Approval> {
+        Box::pin(self.approve_inner(agent, session, call, def, cancel))
+    }
+
+    async fn approve_inner(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,

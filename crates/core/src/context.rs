@@ -1,6 +1,7 @@
 //! What is sent on each model call (hooks-spec §3.2): the invariant system messages, then the
 //! hook contexts — session (S, persisted), prompt (U), turn (T), then the next-call contexts of
-//! `post_tool_use` and `stop` (X3) — each as one system message, then the history.
+//! `post_tool_use` and `stop` (X3) — each as one system message, then the compaction summary,
+//! then the history.
 
 use tether_protocol::{Message, Role};
 
@@ -23,6 +24,9 @@ pub(crate) fn outgoing(
             .filter(|s| !s.is_empty())
             .map(|s| Message::system(s.clone())),
     );
+    if let Some(instruction) = session.instruction.as_deref().filter(|s| !s.is_empty()) {
+        out.push(Message::system(instruction));
+    }
     for ctx in [session.session_context.as_str(), prompt_ctx, turn_ctx]
         .into_iter()
         .chain(session.pending_context.iter().map(String::as_str))
@@ -30,6 +34,11 @@ pub(crate) fn outgoing(
         if !ctx.is_empty() {
             out.push(Message::system(ctx));
         }
+    }
+    if let Some(summary) = session.summary.as_deref().filter(|s| !s.is_empty()) {
+        out.push(Message::system(format!(
+            "Summary of the conversation so far:\n\n{summary}"
+        )));
     }
     out.extend(history.iter().cloned());
     out

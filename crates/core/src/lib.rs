@@ -7,14 +7,20 @@
 
 mod agent;
 mod approval;
+mod compaction;
 mod context;
+mod delegation;
 mod hook_bridge;
 mod loop_detector;
+mod persistence;
+mod queues;
 mod run;
 mod session;
 mod setup;
+mod store_adapter;
 mod tool_call;
 mod turn;
+mod worktree;
 
 use std::sync::Arc;
 
@@ -22,9 +28,14 @@ use futures::future::BoxFuture;
 use tether_protocol::RuntimeEvent;
 
 pub use agent::AgentRuntime;
+pub use compaction::Compaction;
+pub use persistence::SessionStore;
+pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
 pub use run::{RunOutcome, StopReason};
 pub use session::Session;
 pub use setup::{Runtime, RuntimeOptions, SetupError, build_runtime};
+pub use store_adapter::{INTERRUPTED, repair_transcript, restore};
+pub use worktree::WorktreeInfo;
 
 /// Receives every event. Called from the runtime's task: keep it cheap.
 pub trait EventSink: Send + Sync + std::fmt::Debug {

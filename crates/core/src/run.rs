@@ -52,6 +52,8 @@ pub(crate) struct RunState {
     /// The agent's `max_iterations`, raised by 10 on each approved extension.
     pub(crate) max_iterations: u32,
     pub(crate) detector: LoopDetector,
+    /// An overflow compaction was tried since the last successful model call.
+    pub(crate) overflow_retried: bool,
 }
 
 /// The hook that made a result block, for notices.
@@ -219,9 +221,10 @@ impl Runtime {
             iterations: 0,
             max_iterations: agent.max_iterations,
             detector: LoopDetector::new(agent.max_consecutive_tool_calls),
+            overflow_retried: false,
         };
         if let Some(text) = prompt {
-            session.messages.push(Message::user(text.clone()));
+            self.record(session, Message::user(text.clone()));
             self.emit(
                 &session.id,
                 RuntimeEvent::UserMessage { text: text.clone() },
@@ -245,17 +248,21 @@ impl Runtime {
             }
             state.prompt_ctx = r.additional_context;
         }
-        self.emit(
-            &session.id,
-            RuntimeEvent::AgentChanged {
-                agent: agent.name.clone(),
-            },
-        );
+        let mut shown_agent = String::new();
         loop {
             let agent = match self.current(session) {
                 Ok(a) => a,
                 Err(reason) => return stop(reason),
             };
+            if shown_agent != agent.name {
+                agent.name.clone_into(&mut shown_agent);
+                self.emit(
+                    &session.id,
+                    RuntimeEvent::AgentChanged {
+                        agent: agent.name.clone(),
+                    },
+                );
+            }
             if state.max_iterations > 0
                 && state.iterations >= state.max_iterations
                 && let Some(reason) = self
@@ -266,6 +273,17 @@ impl Runtime {
             }
             if cancel.is_cancelled() {
                 return stop(StopReason::Cancelled);
+            }
+            if self.over_threshold(&agent, session) {
+                self.compact(session, crate::Compaction::Threshold, cancel)
+                    .await;
+            }
+            match self
+                .drain_steering(&agent, session, &mut state, cancel)
+                .await
+            {
+                Ok(_) => {}
+                Err(reason) => return stop(reason),
             }
             state.iterations += 1;
             let (turn_end, next) = self.turn(&agent, session, &mut state, cancel).await;
@@ -279,6 +297,7 @@ impl Runtime {
                 &CancellationToken::new(),
             )
             .await;
+            self.persist_meta(session);
             match next {
                 Next::Continue => {}
                 Next::Stop(reason) => return stop(reason),
@@ -330,7 +349,7 @@ impl Runtime {
         );
         let mut msg = Message::assistant(text.clone());
         msg.name.clone_from(&agent.name);
-        session.messages.push(msg);
+        self.record(session, msg);
         self.emit(
             &session.id,
             RuntimeEvent::AgentMessage {
@@ -341,5 +360,87 @@ impl Runtime {
             },
         );
         Some(StopReason::MaxIterations { limit })
+    }
+
+    /// Drains the steering queue: the messages join the session and
+    /// `user_steering_messages_submit` fires. `Ok(true)` if anything was drained.
+    pub(crate) async fn drain_steering(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> Result<bool, StopReason> {
+        let drained = self.queues.drain_steering();
+        if drained.is_empty() {
+            return Ok(false);
+        }
+        for text in &drained {
+            self.record(session, Message::user(text.clone()));
+            self.emit(
+                &session.id,
+                RuntimeEvent::UserMessage { text: text.clone() },
+            );
+        }
+        let mut input = self.input(agent, &session.id);
+        input.steering_messages = drained;
+        let r = self
+            .fire(
+                agent,
+                &session.id,
+                HookEvent::UserSteeringMessagesSubmit,
+                input,
+                cancel,
+            )
+            .await;
+        if !r.allowed {
+            return Err(self
+                .shutdown(
+                    agent,
+                    &session.id,
+                    HookEvent::UserSteeringMessagesSubmit,
+                    &r,
+                )
+                .await);
+        }
+        state.prompt_ctx = r.additional_context;
+        Ok(true)
+    }
+
+    /// Takes one follow-up: it joins the session and `user_followup_submit` fires.
+    /// `Ok(true)` if there was one.
+    pub(crate) async fn take_followup(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        state: &mut RunState,
+        cancel: &CancellationToken,
+    ) -> Result<bool, StopReason> {
+        let Some(text) = self.queues.next_followup() else {
+            return Ok(false);
+        };
+        self.record(session, Message::user(text.clone()));
+        self.emit(
+            &session.id,
+            RuntimeEvent::UserMessage { text: text.clone() },
+        );
+        let mut input = self.input(agent, &session.id);
+        input.prompt = text;
+        let r = self
+            .fire(
+                agent,
+                &session.id,
+                HookEvent::UserFollowupSubmit,
+                input,
+                cancel,
+            )
+            .await;
+        if !r.allowed {
+            return Err(self
+                .shutdown(agent, &session.id, HookEvent::UserFollowupSubmit, &r)
+                .await);
+        }
+        state.prompt_ctx = r.additional_context;
+        Ok(true)
     }
 }

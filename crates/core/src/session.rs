@@ -10,6 +10,12 @@ pub struct Session {
     pub id: String,
     /// Persisted. The agent currently answering.
     pub agent: String,
+    /// Persisted. The session that spawned this one (sub-sessions of `transfer_task`).
+    pub parent_id: Option<String>,
+    /// Persisted. A session-specific instruction after the agent's (a transferred task).
+    pub instruction: Option<String>,
+    /// Persisted. The compaction summary standing in for the history before it.
+    pub summary: Option<String>,
     /// Persisted. The conversation, without system prompts or hook contexts.
     pub messages: Vec<Message>,
     /// Persisted. `session_start` context (DECISIONS X1), sent on every model call.
@@ -20,11 +26,15 @@ pub struct Session {
     pub tools_approved: bool,
     /// Tools the user approved for the rest of the session.
     pub approved_tools: Vec<PermissionPattern>,
-    /// Persisted. Token totals over the session.
+    /// Persisted. Context pressure: the latest call's input tokens plus estimates for the
+    /// messages added since.
     pub input_tokens: u64,
+    /// Persisted. The latest call's output tokens.
     pub output_tokens: u64,
     /// Persisted. USD spent on priced calls.
     pub cost: f64,
+    /// A write to the session store failed (reported once; the run goes on in memory).
+    pub store_failed: bool,
 }
 
 impl Session {
@@ -32,6 +42,9 @@ impl Session {
         Self {
             id: id.into(),
             agent: agent.into(),
+            parent_id: None,
+            instruction: None,
+            summary: None,
             messages: Vec::new(),
             session_context: String::new(),
             pending_context: Vec::new(),
@@ -40,6 +53,7 @@ impl Session {
             input_tokens: 0,
             output_tokens: 0,
             cost: 0.0,
+            store_failed: false,
         }
     }
 

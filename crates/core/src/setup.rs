@@ -14,7 +14,10 @@ use tether_providers::{Env, ModelSpec, ProviderError, ToolDefinition, build_prov
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
+use crate::delegation::{handoff_definition, transfer_task_definition};
 use crate::hook_bridge::EventObserver;
+use crate::persistence::SessionStore;
+use crate::queues::Queues;
 use crate::{Interaction, Sink};
 
 /// Why a runtime could not be built.
@@ -46,6 +49,10 @@ pub struct RuntimeOptions {
     pub observers: Vec<Arc<dyn HookObserver>>,
     /// The shell for the `shell` tool.
     pub shell: Shell,
+    /// Where sessions are saved; `None` keeps them in memory only.
+    pub store: Option<Arc<dyn SessionStore>>,
+    /// Compact the conversation when it nears the model's context window.
+    pub compaction: bool,
 }
 
 impl RuntimeOptions {
@@ -59,6 +66,8 @@ impl RuntimeOptions {
             non_interactive: false,
             observers: Vec::new(),
             shell: Shell::from_env(),
+            store: None,
+            compaction: true,
         }
     }
 }
@@ -73,6 +82,9 @@ pub struct Runtime {
     pub(crate) working_dir: PathBuf,
     pub(crate) yolo: bool,
     pub(crate) non_interactive: bool,
+    pub(crate) store: Option<Arc<dyn SessionStore>>,
+    pub(crate) queues: Queues,
+    pub(crate) compaction: bool,
 }
 
 fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
@@ -158,15 +170,21 @@ pub fn build_runtime(
             }
             tools.extend(set.tools);
         }
+        let mut runtime_tools = Vec::new();
+        if !agent.sub_agents.is_empty() {
+            runtime_tools.push(transfer_task_definition(&agent.sub_agents));
+        }
+        if !agent.handoffs.is_empty() {
+            runtime_tools.push(handoff_definition(&agent.handoffs));
+        }
         let tool_definitions = tools
             .iter()
-            .map(|t| {
-                let d = t.definition();
-                ToolDefinition {
-                    name: d.name.clone(),
-                    description: d.description.clone(),
-                    parameters: d.parameters.clone(),
-                }
+            .map(|t| t.definition())
+            .chain(runtime_tools.iter())
+            .map(|d| ToolDefinition {
+                name: d.name.clone(),
+                description: d.description.clone(),
+                parameters: d.parameters.clone(),
             })
             .collect();
         let hooks = tether_config::effective_hooks(agent, &opts.cli_hooks, opts.inject);
@@ -189,6 +207,10 @@ pub fn build_runtime(
             max_iterations: agent.max_iterations,
             max_consecutive_tool_calls: agent.max_consecutive_tool_calls,
             num_history_items: agent.num_history_items,
+            sub_agents: agent.sub_agents.clone(),
+            handoffs: agent.handoffs.clone(),
+            force_handoff: agent.force_handoff.clone(),
+            runtime_tools,
         }));
     }
     Ok(Runtime {
@@ -199,6 +221,9 @@ pub fn build_runtime(
         working_dir: opts.working_dir,
         yolo: opts.yolo,
         non_interactive: opts.non_interactive,
+        store: opts.store,
+        queues: Queues::default(),
+        compaction: opts.compaction,
     })
 }
 
@@ -209,6 +234,21 @@ impl Runtime {
 
     pub fn working_dir(&self) -> &std::path::Path {
         &self.working_dir
+    }
+
+    /// A new, time-ordered session id.
+    pub fn new_session_id(&self) -> String {
+        uuid::Uuid::now_v7().to_string()
+    }
+
+    /// Queues a steering message for the running turn (drained at the next drain point).
+    pub fn steer(&self, text: impl Into<String>) -> Result<(), crate::QueueError> {
+        self.queues.steer(text.into())
+    }
+
+    /// Queues a follow-up, taken at the end of a turn.
+    pub fn follow_up(&self, text: impl Into<String>) -> Result<(), crate::QueueError> {
+        self.queues.follow_up(text.into())
     }
 
     pub(crate) fn emit(&self, session_id: &str, event: RuntimeEvent) {

@@ -19,6 +19,17 @@ const SKIPPED_AFTER_POST_BLOCK: &str =
 const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
 const CANCELED_WITH_BATCH: &str = "The tool call was canceled because a previous tool call in the same batch was canceled by the user.";
 
+/// Where a result came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A toolset tool ran.
+    Real,
+    /// A runtime-managed tool ran (`transfer_task`, `handoff`): no `post_tool_use`.
+    Runtime,
+    /// The call did not run; the runtime wrote the result.
+    Synthesised,
+}
+
 /// What a batch left for the loop.
 #[derive(Debug, Default)]
 pub(crate) struct BatchOutcome {
@@ -35,7 +46,18 @@ pub(crate) fn arguments(call: &ToolCall) -> Map<String, Value> {
 }
 
 impl Runtime {
-    pub(crate) async fn run_tool_calls(
+    /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
+    pub(crate) fn run_tool_calls<'a>(
+        &'a self,
+        agent: &'a AgentRuntime,
+        session: &'a mut Session,
+        calls: &'a [ToolCall],
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, BatchOutcome> {
+        Box::pin(self.run_tool_calls_inner(agent, session, calls, cancel))
+    }
+
+    async fn run_tool_calls_inner(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,
@@ -45,6 +67,7 @@ impl Runtime {
         let mut outcome = BatchOutcome::default();
         let mut skip: Option<&'static str> = None;
         for call in calls {
+            let name = call.function.name.as_str();
             if let Some(text) = skip {
                 self.finish(
                     agent,
@@ -53,33 +76,37 @@ impl Runtime {
                     "",
                     &arguments(call),
                     ToolResult::error(text),
-                    true,
+                    Kind::Synthesised,
                     cancel,
                 )
                 .await;
                 continue;
             }
-            let Some(tool) = agent.tool(&call.function.name).cloned() else {
-                let text = format!(
-                    "Tool '{}' is not available. You can only use the tools provided to you.",
-                    call.function.name
-                );
-                self.finish(
-                    agent,
-                    session,
-                    call,
-                    "",
-                    &arguments(call),
-                    ToolResult::error(text),
-                    true,
-                    cancel,
-                )
-                .await;
-                continue;
+            let local = agent.tool(name).cloned();
+            let definition = match (&local, agent.runtime_tool(name)) {
+                (Some(tool), _) => tool.definition().clone(),
+                (None, Some(def)) => def.clone(),
+                (None, None) => {
+                    let text = format!(
+                        "Tool '{name}' is not available. You can only use the tools provided to you."
+                    );
+                    self.finish(
+                        agent,
+                        session,
+                        call,
+                        "",
+                        &arguments(call),
+                        ToolResult::error(text),
+                        Kind::Synthesised,
+                        cancel,
+                    )
+                    .await;
+                    continue;
+                }
             };
-            let category = tool.definition().category;
+            let category = definition.category;
             match self
-                .approve(agent, session, call, tool.definition(), cancel)
+                .approve(agent, session, call, &definition, cancel)
                 .await
             {
                 Approval::Run(args) => {
@@ -88,23 +115,32 @@ impl Runtime {
                         RuntimeEvent::ToolCall {
                             agent: agent.name.clone(),
                             id: call.id.clone(),
-                            name: call.function.name.clone(),
+                            name: name.to_owned(),
                             arguments: Value::Object(args.clone()),
                         },
                     );
-                    let ctx = ToolContext {
-                        working_dir: &self.working_dir,
-                        cancel,
-                        env: &[],
+                    let (result, kind) = match &local {
+                        Some(tool) => {
+                            let ctx = ToolContext {
+                                working_dir: &self.working_dir,
+                                cancel,
+                                env: &[],
+                            };
+                            (tool.call(&args, ctx).await, Kind::Real)
+                        }
+                        None => (
+                            self.call_runtime_tool(agent, session, name, &args, cancel)
+                                .await,
+                            Kind::Runtime,
+                        ),
                     };
-                    let result = tool.call(&args, ctx).await;
                     let result = if cancel.is_cancelled() {
                         ToolResult::error(CANCELED_BY_USER)
                     } else {
                         result
                     };
                     let post = self
-                        .finish(agent, session, call, category, &args, result, false, cancel)
+                        .finish(agent, session, call, category, &args, result, kind, cancel)
                         .await;
                     if let Some(r) = post.filter(|r| !r.allowed) {
                         outcome.post_blocked = Some(r);
@@ -119,7 +155,7 @@ impl Runtime {
                         category,
                         &arguments(call),
                         ToolResult::error(text),
-                        true,
+                        Kind::Synthesised,
                         cancel,
                     )
                     .await;
@@ -132,7 +168,7 @@ impl Runtime {
                         category,
                         &arguments(call),
                         ToolResult::error(CANCELED_BY_USER),
-                        true,
+                        Kind::Synthesised,
                         cancel,
                     )
                     .await;
@@ -159,9 +195,10 @@ impl Runtime {
         category: &str,
         args: &Map<String, Value>,
         result: ToolResult,
-        synthesised: bool,
+        kind: Kind,
         cancel: &CancellationToken,
     ) -> Option<HookResult> {
+        let synthesised = kind == Kind::Synthesised;
         let mut input = self.input(agent, &session.id);
         category.clone_into(&mut input.tool_category);
         input.tool_name.clone_from(&call.function.name);
@@ -192,13 +229,16 @@ impl Runtime {
                 is_error: result.is_error,
             },
         );
-        session.messages.push(Message::tool_result(
-            call.id.clone(),
-            call.function.name.clone(),
-            content.clone(),
-            result.is_error,
-        ));
-        if synthesised {
+        self.record(
+            session,
+            Message::tool_result(
+                call.id.clone(),
+                call.function.name.clone(),
+                content.clone(),
+                result.is_error,
+            ),
+        );
+        if kind != Kind::Real {
             return None;
         }
         input.tool_response = Some(content);

@@ -20,7 +20,18 @@ enum CallError {
 }
 
 impl Runtime {
-    pub(crate) async fn turn(
+    /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
+    pub(crate) fn turn<'a>(
+        &'a self,
+        agent: &'a AgentRuntime,
+        session: &'a mut Session,
+        state: &'a mut RunState,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, (&'static str, Next)> {
+        Box::pin(self.turn_inner(agent, session, state, cancel))
+    }
+
+    async fn turn_inner(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,
@@ -60,6 +71,20 @@ impl Runtime {
         let response = match self.call_model(agent, &session.id, messages, cancel).await {
             Ok(r) => r,
             Err(CallError::Cancelled) => return ("canceled", Next::Stop(StopReason::Cancelled)),
+            Err(CallError::Provider(e))
+                if e.is_context_overflow() && self.compaction && !state.overflow_retried =>
+            {
+                state.overflow_retried = true;
+                self.emit(
+                    &session.id,
+                    RuntimeEvent::Warning {
+                        message: "The conversation has exceeded the model's context window. Automatically compacting the conversation history...".to_owned(),
+                    },
+                );
+                self.compact(session, crate::Compaction::Overflow, cancel)
+                    .await;
+                return ("error", Next::Continue);
+            }
             Err(CallError::Provider(e)) => {
                 let message = format!("model {}: {e}", agent.model_id);
                 self.emit(
@@ -89,9 +114,11 @@ impl Runtime {
             .usage
             .as_ref()
             .and_then(|u| catalogue::cost_for(&agent.model.provider, &agent.model.model, u));
+        state.overflow_retried = false;
         if let Some(u) = &response.usage {
-            session.input_tokens += u.input_tokens;
-            session.output_tokens += u.output_tokens;
+            session.input_tokens = u.input_tokens + u.cached_input_tokens + u.cached_write_tokens;
+            session.output_tokens = u.output_tokens;
+            self.persist_usage(session, &agent.model_id, u, cost);
         }
         session.cost += cost.unwrap_or(0.0);
         let text = response.message.text();
@@ -107,7 +134,7 @@ impl Runtime {
         let mut message = response.message;
         message.name.clone_from(&agent.name);
         let calls = message.tool_calls.clone();
-        session.messages.push(message);
+        self.record(session, message);
         self.emit(
             &session.id,
             RuntimeEvent::AgentMessage {
@@ -127,6 +154,19 @@ impl Runtime {
                 .await;
             if !r.additional_context.is_empty() {
                 session.pending_context.push(r.additional_context);
+            }
+            if self.force_handoff(agent, session).await {
+                return ("force_handoff", Next::Continue);
+            }
+            match self.drain_steering(agent, session, state, cancel).await {
+                Ok(true) => return ("steered", Next::Continue),
+                Ok(false) => {}
+                Err(reason) => return ("hook_blocked", Next::Stop(reason)),
+            }
+            match self.take_followup(agent, session, state, cancel).await {
+                Ok(true) => return ("continue", Next::Continue),
+                Ok(false) => {}
+                Err(reason) => return ("hook_blocked", Next::Stop(reason)),
             }
             return ("normal", Next::Stop(StopReason::Normal));
         }
@@ -155,6 +195,15 @@ impl Runtime {
         }
         if cancel.is_cancelled() {
             return ("canceled", Next::Stop(StopReason::Cancelled));
+        }
+        match self.drain_steering(agent, session, state, cancel).await {
+            Ok(true) => return ("steered", Next::Continue),
+            Ok(false) => {}
+            Err(reason) => return ("hook_blocked", Next::Stop(reason)),
+        }
+        if self.over_threshold(agent, session) {
+            self.compact(session, crate::Compaction::ToolOverflow, cancel)
+                .await;
         }
         ("continue", Next::Continue)
     }

@@ -131,7 +131,16 @@ impl ExecRecord {
 }
 
 /// Runs a child to completion. Never panics; every failure is described in the record.
-pub async fn run(spec: ExecSpec) -> ExecRecord {
+///
+/// Boxed on purpose: the supervision state machine is large, and a box keeps every caller's
+/// future (and, in debug builds, its stack frame) small.
+pub fn run(
+    spec: ExecSpec,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ExecRecord> + Send>> {
+    Box::pin(run_unboxed(spec))
+}
+
+async fn run_unboxed(spec: ExecSpec) -> ExecRecord {
     let started = Instant::now();
     let mut record = ExecRecord::default();
     let (mut child, merged) = match spawn(&spec) {

@@ -84,6 +84,7 @@ fn summary(h: &HookSpec) -> String {
         HookKind::Command { command } => crate::render::short_command(command),
         HookKind::Builtin { name } if h.args.is_empty() => name.clone(),
         HookKind::Builtin { name } => format!("{name} {:?}", h.args),
+        HookKind::Http { url, .. } => format!("POST {url}"),
         HookKind::Model { model, schema, .. } => match schema {
             Some(s) => format!("{model} (schema {s})"),
             None => model.clone(),

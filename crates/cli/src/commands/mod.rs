@@ -3,3 +3,4 @@
 pub(crate) mod hooks_check;
 pub(crate) mod hooks_fire;
 pub(crate) mod run;
+pub(crate) mod sessions;

@@ -71,10 +71,6 @@ pub(crate) fn working_dir(arg: Option<&PathBuf>) -> anyhow::Result<PathBuf> {
         .map_err(|e| user_error(format!("invalid `--working-dir {}`: {e}", dir.display())))
 }
 
-pub(crate) fn new_session_id() -> String {
-    uuid::Uuid::now_v7().to_string()
-}
-
 pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let prompt = args.prompt.join(" ");
     let one_shot = args.exec || (!std::io::stdin().is_terminal() && !prompt.is_empty());
@@ -86,38 +82,163 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
             "`--exec` needs a prompt: `tether run AGENT.yaml --exec \"…\"`",
         ));
     }
-    let file = common::load(&args.agent_file)?;
-    let agent = common::pick_agent(&file, args.agent.as_deref())?
-        .name
-        .clone();
     let sink: Arc<dyn EventSink> = if args.json {
         Arc::new(JsonSink)
     } else {
         Arc::new(ExecSink::new(args.hide_tool_calls))
     };
     let interaction: Arc<dyn Interaction> = Arc::new(PromptInteraction::new(!args.json, args.yolo));
-    let runtime = build(&args, &file, &agent, sink, interaction, false)?;
-    let mut session = Session::new(new_session_id(), agent);
+    let Prepared {
+        runtime,
+        mut session,
+        resumed,
+        ..
+    } = prepare(&args, sink, interaction, Some(&prompt)).await?;
     let cancel = CancellationToken::new();
     cancel_on_signals(cancel.clone());
-    runtime
-        .start_session(&mut session, "startup", &cancel)
-        .await;
+    let source = if resumed { "resume" } else { "startup" };
+    runtime.start_session(&mut session, source, &cancel).await;
     let outcome = runtime.run(&mut session, Some(prompt), &cancel).await;
     runtime.end_session(&session, "other").await;
+    if session.store_failed && outcome.reason == StopReason::Normal {
+        return Ok(status::RUNTIME);
+    }
     Ok(exit_status(&outcome))
 }
 
+/// A runtime and the session it runs (new, or restored from the store).
+pub(crate) struct Prepared {
+    pub(crate) runtime: tether_core::Runtime,
+    pub(crate) session: Session,
+    pub(crate) resumed: bool,
+    /// The worktree `--worktree` created for this run.
+    pub(crate) worktree: Option<crate::worktree::Worktree>,
+}
+
+/// Loads the agent file, opens the session store, restores `--session`/`--resume` if asked,
+/// and builds the runtime around it.
+pub(crate) async fn prepare(
+    args: &RunArgs,
+    sink: Arc<dyn EventSink>,
+    interaction: Arc<dyn Interaction>,
+    first_prompt: Option<&str>,
+) -> anyhow::Result<Prepared> {
+    let file = common::load(&args.agent_file)?;
+    let store = common::open_store(args.session_db.as_deref())?;
+    let store_err = |e: tether_store::StoreError| anyhow::anyhow!("{e}");
+    let id = match (&args.session, args.resume) {
+        (Some(id), _) => Some(id.clone()),
+        (None, true) => Some(
+            store
+                .latest()
+                .map_err(store_err)?
+                .ok_or_else(|| user_error("there is no stored session to resume"))?,
+        ),
+        (None, false) => None,
+    };
+    let stored = match &id {
+        Some(id) => Some(store.load(id).map_err(store_err)?.ok_or_else(|| {
+            user_error(format!("no session `{id}` (see `tether sessions list`)"))
+        })?),
+        None => None,
+    };
+    let agent = match (&args.agent, &stored) {
+        (Some(_), _) | (None, None) => common::pick_agent(&file, args.agent.as_deref())?
+            .name
+            .clone(),
+        (None, Some(s)) => s.meta.agent.clone(),
+    };
+    let mut dir = match (&args.working_dir, &stored) {
+        (Some(d), _) => working_dir(Some(d))?,
+        (None, Some(s)) if s.meta.working_dir.is_dir() => s.meta.working_dir.clone(),
+        _ => working_dir(None)?,
+    };
+    let worktree = match (&args.worktree, &stored) {
+        (Some(name), None) => {
+            let wt = crate::worktree::create(&dir, name).await?;
+            dir.clone_from(&wt.working_dir);
+            Some(wt)
+        }
+        _ => None,
+    };
+    let session_store: Arc<dyn tether_core::SessionStore> = store.clone();
+    let runtime = build(
+        args,
+        &file,
+        &agent,
+        dir,
+        Some(session_store),
+        sink,
+        interaction,
+        false,
+    )?;
+    if let Some(wt) = &worktree {
+        let info = tether_core::WorktreeInfo {
+            path: wt.path.display().to_string(),
+            branch: wt.branch.clone(),
+            source_dir: wt.source.display().to_string(),
+        };
+        if let Some(r) = runtime
+            .worktree_created(&agent, &info, &CancellationToken::new())
+            .await
+        {
+            for text in [&r.system_message, &r.additional_context] {
+                if !text.is_empty() {
+                    crate::out::note(text);
+                }
+            }
+            if !r.allowed {
+                let why = if r.message.is_empty() {
+                    "a worktree_create hook blocked the run"
+                } else {
+                    &r.message
+                };
+                return Err(anyhow::Error::new(common::BlockedByHook(format!(
+                    "worktree_create hook aborted the run: {why}"
+                ))));
+            }
+        }
+    }
+    let (mut session, resumed) = match stored {
+        Some(s) => (tether_core::restore(s), true),
+        None => (Session::new(runtime.new_session_id(), agent), false),
+    };
+    runtime.save_session(&mut session, first_prompt, resumed);
+    if let Some(wt) = &worktree {
+        let update = tether_store::SessionUpdate {
+            worktree_path: Some(Some(wt.path.clone())),
+            worktree_branch: Some(Some(wt.branch.clone())),
+            ..tether_store::SessionUpdate::default()
+        };
+        store
+            .update(&session.id, &update)
+            .map_err(|e| anyhow::anyhow!("cannot record the worktree: {e}"))?;
+    }
+    Ok(Prepared {
+        runtime,
+        session,
+        resumed,
+        worktree,
+    })
+}
+
 /// Builds the runtime for `tether run`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "each is one thing a run is made of"
+)]
 pub(crate) fn build(
     args: &RunArgs,
     file: &tether_config::AgentFile,
     agent: &str,
+    working_dir: PathBuf,
+    store: Option<Arc<dyn tether_core::SessionStore>>,
     sink: Arc<dyn EventSink>,
     interaction: Arc<dyn Interaction>,
     non_interactive: bool,
 ) -> anyhow::Result<tether_core::Runtime> {
-    let mut opts = RuntimeOptions::new(working_dir(args.working_dir.as_ref())?);
+    let mut opts = RuntimeOptions::new(working_dir);
+    opts.store = store;
     opts.cli_hooks = args.hooks.to_cli_hooks();
     opts.model_overrides = args
         .model

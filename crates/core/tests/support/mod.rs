@@ -83,6 +83,10 @@ pub struct Setup {
     pub top: String,
     pub yolo: bool,
     pub non_interactive: bool,
+    /// More agents, as YAML under `agents:` (they use the `fake` model).
+    pub extra_agents: String,
+    /// Extra `provider_opts` of the `fake` model, e.g. `context_size: 1000`.
+    pub provider_opts: String,
 }
 
 impl Setup {
@@ -92,6 +96,8 @@ impl Setup {
             top: String::new(),
             yolo: false,
             non_interactive: false,
+            extra_agents: String::new(),
+            provider_opts: String::new(),
         }
     }
 }
@@ -102,9 +108,11 @@ impl Harness {
         let dir = TempDir::new().unwrap();
         let body: String = setup.agent.lines().map(|l| format!("    {l}\n")).collect();
         let yaml = format!(
-            "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0}}\n{}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{body}",
+            "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0, {}}}\n{}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{body}{}",
             fake.base_url(),
-            setup.top
+            setup.provider_opts,
+            setup.top,
+            setup.extra_agents
         );
         std::fs::write(dir.path().join("agent.yaml"), &yaml).unwrap();
         let file = tether_config::load_file(&dir.path().join("agent.yaml"))

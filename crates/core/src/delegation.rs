@@ -1,0 +1,248 @@
+//! Several agents (hooks-spec §6.6): `transfer_task` runs a child session on a sub-agent and
+//! returns its answer; `handoff` gives the conversation to another agent; `force_handoff` does
+//! so on every natural stop. Each move fires `on_agent_switch` on the departing agent's hooks;
+//! a finished child fires `subagent_stop` on the caller's.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::{Map, Value, json};
+use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tether_tools::{ToolDefinition, ToolResult};
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::AgentRuntime;
+use crate::run::{RunOutcome, StopReason};
+use crate::session::Session;
+use crate::setup::Runtime;
+
+pub(crate) const TRANSFER_TASK: &str = "transfer_task";
+pub(crate) const HANDOFF: &str = "handoff";
+
+/// The implicit user message of a child session.
+const PROCEED: &str = "Please proceed.";
+/// The implicit user message after a forced handoff.
+const FORCED_CONTINUE: &str = "Please continue from here.";
+
+pub(crate) fn transfer_task_definition(sub_agents: &[String]) -> ToolDefinition {
+    ToolDefinition {
+        name: TRANSFER_TASK.to_owned(),
+        description: format!(
+            "Use this function to transfer a task to the selected team member. You must provide a clear and concise description of the task the member should achieve AND the expected output. Team members: {}.",
+            sub_agents.join(", ")
+        ),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "agent": {"type": "string", "description": "The name of the agent to transfer the task to."},
+                "task": {"type": "string", "description": "A clear and concise description of the task the member should achieve."},
+                "expected_output": {"type": "string", "description": "The expected output from the member (optional)."}
+            },
+            "required": ["agent", "task", "expected_output"],
+            "additionalProperties": false
+        }),
+        read_only: true,
+        category: "transfer",
+    }
+}
+
+pub(crate) fn handoff_definition(handoffs: &[String]) -> ToolDefinition {
+    ToolDefinition {
+        name: HANDOFF.to_owned(),
+        description: format!(
+            "Hand the conversation off to another agent, who continues it from here with the full history. Agents you can hand off to: {}.",
+            handoffs.join(", ")
+        ),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "agent": {"type": "string", "description": "The name of the agent to hand the conversation to."}
+            },
+            "required": ["agent"],
+            "additionalProperties": false
+        }),
+        read_only: true,
+        category: "transfer",
+    }
+}
+
+/// The child session's own instruction.
+fn task_instruction(task: &str, expected_output: &str) -> String {
+    let mut text = format!(
+        "You are a member of a team of agents. Another agent transferred this task to you; complete it and answer with the result.\n\n<task>\n{task}\n</task>"
+    );
+    if !expected_output.trim().is_empty() {
+        text.push_str(&format!(
+            "\n\n<expected_output>\n{expected_output}\n</expected_output>"
+        ));
+    }
+    text
+}
+
+fn arg<'a>(args: &'a Map<String, Value>, key: &str) -> &'a str {
+    args.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+impl Runtime {
+    /// Fires `on_agent_switch` on `executor_of`'s hooks.
+    pub(crate) async fn agent_switch(
+        &self,
+        executor_of: &AgentRuntime,
+        session_id: &str,
+        from: &AgentRuntime,
+        to: &str,
+        kind: &str,
+    ) {
+        let mut input = self.input(executor_of, session_id);
+        input.from_agent.clone_from(&from.name);
+        to.clone_into(&mut input.to_agent);
+        kind.clone_into(&mut input.agent_switch_kind);
+        input.from_agent_models = from.model_refs();
+        self.fire(
+            executor_of,
+            session_id,
+            HookEvent::OnAgentSwitch,
+            input,
+            &CancellationToken::new(),
+        )
+        .await;
+    }
+
+    /// Runs a runtime-managed tool (`transfer_task`, `handoff`).
+    pub(crate) async fn call_runtime_tool(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let target = arg(args, "agent");
+        match name {
+            TRANSFER_TASK if agent.sub_agents.iter().any(|a| a == target) => {
+                self.transfer_task(
+                    agent,
+                    session,
+                    target,
+                    arg(args, "task"),
+                    arg(args, "expected_output"),
+                    cancel,
+                )
+                .await
+            }
+            TRANSFER_TASK => ToolResult::error(format!(
+                "Agent {} cannot transfer task to {target}: target agent not in sub-agents list. Available agent IDs are: {}",
+                agent.name,
+                agent.sub_agents.join(", ")
+            )),
+            HANDOFF
+                if agent.handoffs.iter().any(|a| a == target) && self.agent(target).is_some() =>
+            {
+                self.agent_switch(agent, &session.id, agent, target, "handoff")
+                    .await;
+                target.clone_into(&mut session.agent);
+                ToolResult::ok(format!(
+                    "The conversation was handed off to agent {target}, who continues from here."
+                ))
+            }
+            _ => ToolResult::error(format!(
+                "Agent {} cannot hand off to {target}: target agent not in handoffs list. Available agent IDs are: {}",
+                agent.name,
+                agent.handoffs.join(", ")
+            )),
+        }
+    }
+
+    async fn transfer_task(
+        &self,
+        caller: &AgentRuntime,
+        parent: &mut Session,
+        target: &str,
+        task: &str,
+        expected_output: &str,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let Some(child_agent) = self.agent(target).cloned() else {
+            return ToolResult::error(format!("no agent `{target}` in this runtime"));
+        };
+        self.agent_switch(caller, &parent.id, caller, target, "transfer_task")
+            .await;
+        let mut child = Session::new(self.new_session_id(), target);
+        child.parent_id = Some(parent.id.clone());
+        child.instruction = Some(task_instruction(task, expected_output));
+        child.tools_approved = parent.tools_approved;
+        self.persist_new(&child, None);
+        self.start_session(&mut child, "startup", cancel).await;
+        self.record(&mut child, Message::user(PROCEED));
+        let outcome = self.run_child(&mut child, cancel).await;
+        self.end_session(&child, "other").await;
+        let answer = match &outcome.reason {
+            StopReason::Normal | StopReason::MaxIterations { .. } => child.last_assistant_message(),
+            _ => String::new(),
+        };
+        let mut input = self.input(caller, &child.id);
+        child_agent.name.clone_into(&mut input.agent_name);
+        input.parent_session_id.clone_from(&parent.id);
+        input.stop_response.clone_from(&answer);
+        self.fire(
+            caller,
+            &child.id,
+            HookEvent::SubagentStop,
+            input,
+            &CancellationToken::new(),
+        )
+        .await;
+        self.agent_switch(
+            caller,
+            &parent.id,
+            &child_agent,
+            &caller.name,
+            "transfer_task_return",
+        )
+        .await;
+        self.emit(
+            &parent.id,
+            RuntimeEvent::AgentChanged {
+                agent: caller.name.clone(),
+            },
+        );
+        match outcome.reason {
+            StopReason::Normal | StopReason::MaxIterations { .. } => {
+                parent.tools_approved |= child.tools_approved;
+                ToolResult::ok(answer)
+            }
+            StopReason::Cancelled => ToolResult::error("The tool call was canceled by the user."),
+            StopReason::HookBlocked { message }
+            | StopReason::LoopDetected { message }
+            | StopReason::Error { message, .. } => {
+                ToolResult::error(format!("Agent {target} failed: {message}"))
+            }
+        }
+    }
+
+    /// Boxed behind a plain function: a child run may itself transfer, so the future is
+    /// recursive and must be type-erased to have a size.
+    fn run_child<'a>(
+        &'a self,
+        child: &'a mut Session,
+        cancel: &'a CancellationToken,
+    ) -> Pin<Box<dyn Future<Output = RunOutcome> + Send + 'a>> {
+        Box::pin(self.run(child, None, cancel))
+    }
+
+    /// On a natural stop: hand the conversation to the agent's `force_handoff` target.
+    /// Returns whether it switched.
+    pub(crate) async fn force_handoff(&self, agent: &AgentRuntime, session: &mut Session) -> bool {
+        let Some(target) = agent.force_handoff.as_deref() else {
+            return false;
+        };
+        if self.agent(target).is_none() || target == agent.name {
+            return false;
+        }
+        self.agent_switch(agent, &session.id, agent, target, "force_handoff")
+            .await;
+        target.clone_into(&mut session.agent);
+        self.record(session, Message::user(FORCED_CONTINUE));
+        true
+    }
+}

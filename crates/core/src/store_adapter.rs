@@ -1,0 +1,162 @@
+//! The SQLite store behind the runtime's [`SessionStore`], and restoring a stored session
+//! (with its transcript repaired so a provider accepts it after a crash).
+
+use std::collections::HashSet;
+
+use serde_json::json;
+use tether_protocol::{Message, Role, Usage};
+use tether_store::{NewSession, SessionUpdate, Store, StoredSession, UsageRecord};
+
+use crate::persistence::SessionStore;
+use crate::session::Session;
+
+/// The text given to a tool call that has no result (the process died while it ran).
+pub const INTERRUPTED: &str =
+    "The tool call was interrupted before it finished (the session was resumed).";
+
+impl SessionStore for Store {
+    fn create(
+        &self,
+        session: &Session,
+        working_dir: &str,
+        first_prompt: Option<&str>,
+    ) -> Result<(), String> {
+        self.create_session(&NewSession {
+            id: session.id.clone(),
+            parent_id: session.parent_id.clone(),
+            agent: session.agent.clone(),
+            working_dir: working_dir.into(),
+            first_prompt: first_prompt.map(str::to_owned),
+        })
+        .map_err(|e| e.to_string())?;
+        SessionStore::update(self, session)
+    }
+
+    fn append(&self, session_id: &str, message: &Message) -> Result<(), String> {
+        self.append_message(session_id, message)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn update(&self, session: &Session) -> Result<(), String> {
+        let update = SessionUpdate {
+            agent: Some(session.agent.clone()),
+            session_context: Some(Some(session.session_context.clone()).filter(|c| !c.is_empty())),
+            summary: Some(session.summary.clone()),
+            input_tokens: Some(session.input_tokens),
+            output_tokens: Some(session.output_tokens),
+            cost: Some(session.cost),
+            extra: Some(json!({ "instruction": session.instruction })),
+            ..SessionUpdate::default()
+        };
+        Store::update(self, &session.id, &update).map_err(|e| e.to_string())
+    }
+
+    fn replace_messages(&self, session_id: &str, messages: &[Message]) -> Result<(), String> {
+        Store::replace_messages(self, session_id, messages).map_err(|e| e.to_string())
+    }
+
+    fn record_usage(
+        &self,
+        session_id: &str,
+        model_id: &str,
+        usage: &Usage,
+        cost: Option<f64>,
+    ) -> Result<(), String> {
+        Store::record_usage(
+            self,
+            session_id,
+            &UsageRecord {
+                model_id: model_id.to_owned(),
+                usage: *usage,
+                cost,
+                at: jiff::Timestamp::now(),
+            },
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Gives every tool call without a result a synthesised "interrupted" result, right after the
+/// results it does have, so the transcript is one a provider accepts. Returns whether it changed.
+pub fn repair_transcript(messages: &mut Vec<Message>) -> bool {
+    let mut changed = false;
+    let mut i = 0;
+    while i < messages.len() {
+        if messages[i].role != Role::Assistant || messages[i].tool_calls.is_empty() {
+            i += 1;
+            continue;
+        }
+        let calls = messages[i].tool_calls.clone();
+        let mut j = i + 1;
+        let mut answered = HashSet::new();
+        while j < messages.len() && messages[j].role == Role::Tool {
+            answered.insert(messages[j].tool_call_id.clone());
+            j += 1;
+        }
+        for call in calls.iter().filter(|c| !answered.contains(&c.id)) {
+            messages.insert(
+                j,
+                Message::tool_result(
+                    call.id.clone(),
+                    call.function.name.clone(),
+                    INTERRUPTED,
+                    true,
+                ),
+            );
+            j += 1;
+            changed = true;
+        }
+        i = j;
+    }
+    changed
+}
+
+/// A stored session, back in memory (transcript repaired).
+pub fn restore(stored: StoredSession) -> Session {
+    let meta = stored.meta;
+    let mut session = Session::new(meta.id, meta.agent);
+    session.parent_id = meta.parent_id;
+    session.session_context = meta.session_context.unwrap_or_default();
+    session.summary = meta.summary;
+    session.instruction = meta
+        .extra
+        .get("instruction")
+        .and_then(|v| v.as_str())
+        .map(str::to_owned);
+    session.input_tokens = meta.input_tokens;
+    session.output_tokens = meta.output_tokens;
+    session.cost = meta.cost;
+    session.messages = stored.messages;
+    repair_transcript(&mut session.messages);
+    session
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tether_protocol::ToolCall;
+
+    #[test]
+    fn dangling_tool_calls_get_an_interrupted_result() {
+        let mut assistant = Message::assistant("");
+        assistant.tool_calls = vec![
+            ToolCall::new("a", "shell", "{}"),
+            ToolCall::new("b", "shell", "{}"),
+        ];
+        let mut msgs = vec![
+            Message::user("go"),
+            assistant,
+            Message::tool_result("a", "shell", "done", false),
+        ];
+        assert!(repair_transcript(&mut msgs));
+        assert_eq!(msgs.len(), 4);
+        assert_eq!(msgs[3].tool_call_id, "b");
+        assert_eq!(msgs[3].content, INTERRUPTED);
+        assert!(msgs[3].is_error);
+        assert!(
+            !repair_transcript(&mut msgs),
+            "a repaired transcript stays as it is"
+        );
+    }
+}
