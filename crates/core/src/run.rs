@@ -125,6 +125,10 @@ impl Runtime {
             )
             .await;
         }
+        for file in &session.spool_files {
+            // Tool results referred to it until now; nothing reads it after the session.
+            let _ = std::fs::remove_file(file);
+        }
         self.emit(
             &session.id,
             RuntimeEvent::SessionEnded {

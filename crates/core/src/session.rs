@@ -35,6 +35,8 @@ pub struct Session {
     pub cost: f64,
     /// A write to the session store failed (reported once; the run goes on in memory).
     pub store_failed: bool,
+    /// Files holding huge tool outputs; deleted when the session ends.
+    pub spool_files: Vec<std::path::PathBuf>,
 }
 
 impl Session {
@@ -54,6 +56,7 @@ impl Session {
             output_tokens: 0,
             cost: 0.0,
             store_failed: false,
+            spool_files: Vec::new(),
         }
     }
 

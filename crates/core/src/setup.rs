@@ -53,6 +53,10 @@ pub struct RuntimeOptions {
     pub store: Option<Arc<dyn SessionStore>>,
     /// Compact the conversation when it nears the model's context window.
     pub compaction: bool,
+    /// The user config's model, for agents that name none.
+    pub default_model: Option<String>,
+    /// The user config's global permissions, checked after the agent file's.
+    pub global_permissions: Permissions,
 }
 
 impl RuntimeOptions {
@@ -68,6 +72,8 @@ impl RuntimeOptions {
             shell: Shell::from_env(),
             store: None,
             compaction: true,
+            default_model: None,
+            global_permissions: Permissions::default(),
         }
     }
 }
@@ -154,6 +160,7 @@ pub fn build_runtime(
         let reference = override_for(Some(&name))
             .or_else(|| override_for(None))
             .or_else(|| agent.model.clone())
+            .or_else(|| opts.default_model.clone())
             .ok_or_else(|| {
                 SetupError::Config(format!(
                     "agent `{name}` has no `model`; set one in the file or pass `--model PROVIDER/MODEL`"
@@ -213,9 +220,11 @@ pub fn build_runtime(
             runtime_tools,
         }));
     }
+    let mut permissions = file.permissions.clone();
+    permissions.extend(opts.global_permissions);
     Ok(Runtime {
         agents,
-        permissions: file.permissions.clone(),
+        permissions,
         sink,
         interaction,
         working_dir: opts.working_dir,

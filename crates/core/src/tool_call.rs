@@ -206,6 +206,10 @@ impl Runtime {
         input.tool_input = (!args.is_empty()).then(|| args.clone());
         input.tool_response = Some(result.content.clone());
         input.tool_error = synthesised;
+        if let Some(file) = &result.spool {
+            input.tool_response_file = Some(file.clone());
+            session.spool_files.push(file.clone());
+        }
         // Transforms must see every result, even after Ctrl-C (secrets must not leak).
         let transformed = self
             .fire(

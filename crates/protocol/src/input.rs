@@ -110,6 +110,10 @@ pub struct HookInput {
     pub worktree_branch: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub worktree_source_dir: String,
+    /// In-process only (never sent to command hooks): a file holding the tool's full output
+    /// when `tool_response` is only its tail (huge outputs are spooled to disk).
+    #[serde(skip)]
+    pub tool_response_file: Option<std::path::PathBuf>,
 }
 
 /// A model endpoint of the departing agent (on_agent_switch), for builtins such as `unload`.

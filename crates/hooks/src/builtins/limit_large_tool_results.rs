@@ -155,17 +155,30 @@ impl Builtin for LimitLargeToolResults {
                     if !CATEGORIES.contains(&input.tool_category.as_str()) || !exceeds(text) {
                         return Ok(None);
                     }
-                    let dir = self.session_dir(&input.session_id);
-                    let path = write_full(&dir, text).map_err(|e| {
-                        format!(
-                            "cannot write the full result under `{}`: {e}",
-                            dir.display()
-                        )
-                    })?;
+                    // A spooled output is already on disk in full: point at it instead of
+                    // writing a copy of its tail.
+                    let (len, path) = match &input.tool_response_file {
+                        Some(file) => {
+                            let len = std::fs::metadata(file).map_or(text.len(), |m| {
+                                usize::try_from(m.len()).unwrap_or(usize::MAX)
+                            });
+                            (len, file.clone())
+                        }
+                        None => {
+                            let dir = self.session_dir(&input.session_id);
+                            let path = write_full(&dir, text).map_err(|e| {
+                                format!(
+                                    "cannot write the full result under `{}`: {e}",
+                                    dir.display()
+                                )
+                            })?;
+                            (text.len(), path)
+                        }
+                    };
                     Ok(Some(HookOutput {
                         hook_specific_output: Some(Box::new(HookSpecificOutput {
                             hook_event_name: call.event.wire_name().to_owned(),
-                            updated_tool_response: Some(notice(text.len(), &path, tail(text))),
+                            updated_tool_response: Some(notice(len, &path, tail(text))),
                             ..HookSpecificOutput::default()
                         })),
                         ..HookOutput::default()
