@@ -43,6 +43,78 @@ impl Origin {
     }
 }
 
+/// Where a text value (a model hook's prompt) was written, so a position inside the text can
+/// be reported at its own `file:line:col`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TextOrigin {
+    /// The value's own location.
+    pub origin: Origin,
+    /// File line and column of each text line's first character, when the text appears in the
+    /// file verbatim (a literal block or a one-line scalar); empty when it does not (folded,
+    /// escaped or multi-line flow text), and positions then fall back to `origin`.
+    pub lines: Vec<(u64, u64)>,
+}
+
+impl TextOrigin {
+    /// An origin with no line map.
+    pub fn unmapped(origin: Origin) -> Self {
+        Self {
+            origin,
+            lines: Vec::new(),
+        }
+    }
+
+    /// Maps `text`, whose value starts at `origin` in `source`, line by line; each mapped line
+    /// is checked against the file so a wrong guess never points at the wrong place.
+    pub fn new(origin: Origin, source: &str, text: &str) -> Self {
+        let file_lines: Vec<&str> = source.lines().collect();
+        let text_lines: Vec<&str> = text
+            .strip_suffix('\n')
+            .unwrap_or(text)
+            .split('\n')
+            .collect();
+        let mut lines = Vec::with_capacity(text_lines.len());
+        for (k, text_line) in text_lines.iter().enumerate() {
+            let line = origin.line + k as u64;
+            let Some(file_line) = usize::try_from(line)
+                .ok()
+                .and_then(|l| l.checked_sub(1))
+                .and_then(|i| file_lines.get(i))
+            else {
+                return Self::unmapped(origin);
+            };
+            let mut column = origin.column.max(1);
+            let skip = usize::try_from(column - 1).unwrap_or(usize::MAX);
+            let at: String = file_line.chars().skip(skip).collect();
+            let quoted = k == 0
+                && text_lines.len() == 1
+                && (at.starts_with('"') || at.starts_with('\''))
+                && !text_line.starts_with(&at[..1]);
+            if quoted {
+                column += 1;
+            }
+            let at = if quoted { &at[1..] } else { at.as_str() };
+            if !text_line.is_empty() && !at.starts_with(text_line) {
+                return Self::unmapped(origin);
+            }
+            lines.push((line, column));
+        }
+        Self { origin, lines }
+    }
+
+    /// The origin of a 1-based `line` and `column` (in characters) inside the text.
+    pub fn at(&self, line: usize, column: usize) -> Origin {
+        let mapped = line
+            .checked_sub(1)
+            .and_then(|i| self.lines.get(i))
+            .map(|(l, c)| (*l, c + column.saturating_sub(1) as u64));
+        match mapped {
+            Some((l, c)) => Origin::new(self.origin.file.clone(), l, c, self.origin.path.clone()),
+            None => self.origin.clone(),
+        }
+    }
+}
+
 /// One problem in a config file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -142,6 +214,22 @@ mod tests {
         assert_eq!(
             d.to_string(),
             "a.yaml:2:5: agents.root: unknown field `modle`\n   |\n 2 |   root:\n   |     ^\n  hint: did you mean `model`?"
+        );
+    }
+
+    #[test]
+    fn text_origins_map_literal_blocks_and_one_line_values() {
+        let source = "p: |\n  first\n    second {{ x }}\nq: \"one {{ y }}\"\n";
+        let at = |line, column| Origin::new(Some("a.yaml".into()), line, column, "p");
+        let block = TextOrigin::new(at(2, 3), source, "first\n  second {{ x }}\n");
+        assert_eq!(block.lines, [(2, 3), (3, 3)]);
+        assert_eq!(block.at(2, 10).location(), "a.yaml:3:12");
+        let quoted = TextOrigin::new(at(4, 4), source, "one {{ y }}");
+        assert_eq!(quoted.at(1, 5).location(), "a.yaml:4:9");
+        let folded = TextOrigin::new(at(2, 3), source, "first second");
+        assert_eq!(
+            (folded.lines.len(), folded.at(1, 4).location()),
+            (0, "a.yaml:2:3".to_owned())
         );
     }
 

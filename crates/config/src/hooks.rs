@@ -10,7 +10,7 @@ use std::time::Duration;
 use regex::Regex;
 use tether_protocol::HookEvent;
 
-use crate::diagnostic::Origin;
+use crate::diagnostic::{Origin, TextOrigin};
 
 /// A hook's `timeout` when none (or a value ≤ 0) is given.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -30,6 +30,16 @@ pub enum HookKind {
         model: String,
         prompt: String,
         schema: Option<String>,
+        /// Where `prompt` was written, so template errors point at their own line.
+        prompt_origin: TextOrigin,
+    },
+    /// A POST of the Input JSON to a webhook; a 2xx body is read like command stdout.
+    Http {
+        /// `http://` or `https://`.
+        url: String,
+        /// In file order; values may use `${VAR}` for names listed in `allowed_env`.
+        headers: Vec<(String, String)>,
+        allowed_env: Vec<String>,
     },
 }
 
@@ -107,6 +117,8 @@ pub struct HookSpec {
     /// Added to (or overriding) the executor's environment, in order.
     pub env: Vec<(String, String)>,
     pub on_error: OnError,
+    /// `async: true` (observational events only): started, never awaited, output ignored.
+    pub run_async: bool,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -121,6 +133,7 @@ impl HookSpec {
             working_dir: None,
             env: Vec::new(),
             on_error: OnError::Warn,
+            run_async: false,
             source,
             origin,
         }
@@ -147,28 +160,78 @@ impl HookSpec {
         spec
     }
 
-    /// `command`, `builtin` or `model`.
+    /// `command`, `builtin`, `model` or `http`.
     pub const fn type_name(&self) -> &'static str {
         match self.kind {
             HookKind::Command { .. } => "command",
             HookKind::Builtin { .. } => "builtin",
             HookKind::Model { .. } => "model",
+            HookKind::Http { .. } => "http",
         }
     }
 
-    /// The command text, builtin name or model spec.
+    /// The command text, builtin name, model spec or URL.
     pub fn target(&self) -> &str {
         match &self.kind {
             HookKind::Command { command } => command,
             HookKind::Builtin { name } => name,
             HookKind::Model { model, .. } => model,
+            HookKind::Http { url, .. } => url,
         }
     }
 
-    /// `name`, else the command, builtin name or model spec.
+    /// `name`, else the command, builtin name, model spec or URL.
     pub fn display_name(&self) -> &str {
         self.name.as_deref().unwrap_or_else(|| self.target())
     }
+}
+
+/// The `${NAME}` references of an http hook's header value, in order. A `$` not followed by
+/// `{` is literal text; an unterminated `${` or a name that is not `[A-Za-z_][A-Za-z0-9_]*` is
+/// an error.
+pub fn env_references(value: &str) -> Result<Vec<&str>, String> {
+    let mut names = Vec::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unterminated `${{` in `{value}`"));
+        };
+        let name = &after[..end];
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!("invalid variable name `{name}` in `${{{name}}}`"));
+        }
+        names.push(name);
+        rest = &after[end + 1..];
+    }
+    Ok(names)
+}
+
+/// Replaces every `${NAME}` of `value` with `lookup(NAME)`; a variable `lookup` does not know
+/// is an error naming it.
+pub fn expand_env(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unterminated `${{` in `{value}`"));
+        };
+        let name = &after[..end];
+        match lookup(name) {
+            Some(v) => out.push_str(&v),
+            None => return Err(format!("environment variable `{name}` is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// Which tools an entry applies to.
@@ -308,6 +371,35 @@ mod tests {
     #[test]
     fn an_invalid_regex_is_an_error() {
         assert!(Matcher::compile("shell(").is_err());
+    }
+
+    #[test]
+    fn env_references_are_braced_names_and_bare_dollars_are_text() {
+        assert_eq!(
+            env_references("Bearer ${TOKEN} $HOME ${A_1}"),
+            Ok(vec!["TOKEN", "A_1"])
+        );
+        assert_eq!(
+            env_references("x ${TOKEN"),
+            Err("unterminated `${` in `x ${TOKEN`".to_owned())
+        );
+        assert_eq!(
+            env_references("${1X}"),
+            Err("invalid variable name `1X` in `${1X}`".to_owned())
+        );
+    }
+
+    #[test]
+    fn expand_env_substitutes_and_names_missing_variables() {
+        let lookup = |n: &str| (n == "TOKEN").then(|| "s3cr3t".to_owned());
+        assert_eq!(
+            expand_env("Bearer ${TOKEN}; $x", lookup),
+            Ok("Bearer s3cr3t; $x".to_owned())
+        );
+        assert_eq!(
+            expand_env("${OTHER}", lookup),
+            Err("environment variable `OTHER` is not set".to_owned())
+        );
     }
 
     #[test]

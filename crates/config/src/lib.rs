@@ -17,11 +17,11 @@ use std::path::PathBuf;
 pub use agent::{
     Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
-pub use diagnostic::{Diagnostic, Diagnostics, Origin};
+pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use hooks::{
     DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
-    MatcherEntry, OnError,
+    MatcherEntry, OnError, env_references, expand_env,
 };
 pub use load::{load_file, load_str};
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};

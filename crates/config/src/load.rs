@@ -12,10 +12,10 @@ use tether_protocol::HookEvent;
 use crate::agent::{
     Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
-use crate::diagnostic::{Diagnostic, Diagnostics, Origin};
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 use crate::hooks::{
     DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
-    MatcherEntry, OnError,
+    MatcherEntry, OnError, env_references,
 };
 use crate::permissions::{PermissionPattern, Permissions};
 use crate::raw::{
@@ -41,7 +41,8 @@ pub fn load_file(path: &Path) -> Result<AgentFile, ConfigError> {
 /// Loads and validates agent-file text; `name` is used in diagnostics, `dir` resolves paths.
 pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, ConfigError> {
     let file: Arc<str> = Arc::from(name);
-    let raw = parse(source, &file).map_err(|d| ConfigError::Invalid(Diagnostics(vec![*d])))?;
+    let raw: RawAgentFile =
+        parse(source, &file).map_err(|d| ConfigError::Invalid(Diagnostics(vec![*d])))?;
     let mut v = Validator {
         file,
         source,
@@ -62,7 +63,11 @@ static LOCATION_TEXT: LazyLock<Option<Regex>> = LazyLock::new(|| {
 static UNKNOWN_FIELD: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^unknown field `([^`]*)`, expected (?:one of )?(.*)$").ok());
 
-fn parse(source: &str, file: &Arc<str>) -> Result<RawAgentFile, Box<Diagnostic>> {
+/// Parses YAML strictly into `T`; the first problem as a diagnostic with its key path.
+pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
+    source: &str,
+    file: &Arc<str>,
+) -> Result<T, Box<Diagnostic>> {
     let mut path = String::new();
     let result = serde_saphyr::with_deserializer_from_str(source, |de| {
         serde_path_to_error::deserialize(de).map_err(|e| {
@@ -140,11 +145,11 @@ fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String>
     suggest::closest(field, &candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
-struct Validator<'a> {
-    file: Arc<str>,
-    source: &'a str,
-    dir: &'a Path,
-    diags: Vec<Diagnostic>,
+pub(crate) struct Validator<'a> {
+    pub(crate) file: Arc<str>,
+    pub(crate) source: &'a str,
+    pub(crate) dir: &'a Path,
+    pub(crate) diags: Vec<Diagnostic>,
 }
 
 impl Validator<'_> {
@@ -247,7 +252,7 @@ impl Validator<'_> {
         out
     }
 
-    fn permissions(&mut self, raw: RawPermissions) -> Permissions {
+    pub(crate) fn permissions(&mut self, raw: RawPermissions) -> Permissions {
         let mut list = |key: &str, items: Option<Vec<Spanned<String>>>| {
             let mut out = Vec::new();
             for (i, item) in items.unwrap_or_default().into_iter().enumerate() {
@@ -488,7 +493,7 @@ impl Validator<'_> {
                 RawEventHooks::Matched(entries) => {
                     for (m, entry) in entries.into_iter().enumerate() {
                         if let Some(entry) =
-                            self.matcher_entry(&format!("{event_path}[{m}]"), entry)
+                            self.matcher_entry(event, &format!("{event_path}[{m}]"), entry)
                         {
                             out.push(event, entry);
                         }
@@ -500,7 +505,7 @@ impl Validator<'_> {
                     let hooks: Vec<HookSpec> = defs
                         .into_iter()
                         .enumerate()
-                        .filter_map(|(i, d)| self.hook_def(&format!("{event_path}[{i}]"), d))
+                        .filter_map(|(i, d)| self.hook_def(event, &format!("{event_path}[{i}]"), d))
                         .collect();
                     if !hooks.is_empty() {
                         out.push(event, MatcherEntry::any(hooks, origin));
@@ -511,7 +516,12 @@ impl Validator<'_> {
         out
     }
 
-    fn matcher_entry(&mut self, path: &str, raw: Spanned<RawMatcherEntry>) -> Option<MatcherEntry> {
+    fn matcher_entry(
+        &mut self,
+        event: HookEvent,
+        path: &str,
+        raw: Spanned<RawMatcherEntry>,
+    ) -> Option<MatcherEntry> {
         let origin = self.origin(&raw.referenced, path);
         let entry: RawMatcherEntry = raw.value;
         let matcher = match entry.matcher {
@@ -539,7 +549,7 @@ impl Validator<'_> {
         let hooks: Vec<HookSpec> = defs
             .into_iter()
             .enumerate()
-            .filter_map(|(i, d)| self.hook_def(&format!("{path}.hooks[{i}]"), d))
+            .filter_map(|(i, d)| self.hook_def(event, &format!("{path}.hooks[{i}]"), d))
             .collect();
         Some(MatcherEntry {
             matcher,
@@ -549,10 +559,15 @@ impl Validator<'_> {
         })
     }
 
-    fn hook_def(&mut self, path: &str, raw: Spanned<RawHookDef>) -> Option<HookSpec> {
+    fn hook_def(
+        &mut self,
+        event: HookEvent,
+        path: &str,
+        raw: Spanned<RawHookDef>,
+    ) -> Option<HookSpec> {
         let origin = self.origin(&raw.referenced, path);
-        let d = raw.value;
-        let Some(kind) = d.kind else {
+        let mut d = raw.value;
+        let Some(kind) = d.kind.take() else {
             self.error(origin, "type is required");
             return None;
         };
@@ -590,7 +605,14 @@ impl Validator<'_> {
                     self.error(origin, "prompt is required for model hooks");
                     return None;
                 };
-                let schema = match d.schema {
+                let prompt_origin = d.prompt.as_ref().map_or_else(
+                    || TextOrigin::unmapped(origin.clone()),
+                    |p| {
+                        let at = self.origin(&p.referenced, format!("{path}.prompt"));
+                        TextOrigin::new(at, self.source, &p.value)
+                    },
+                );
+                let schema = match d.schema.take() {
                     Some(s) if s.value.is_empty() => None,
                     Some(s) if MODEL_HOOK_SCHEMAS.contains(&s.value.as_str()) => Some(s.value),
                     Some(s) => {
@@ -607,17 +629,34 @@ impl Validator<'_> {
                     model,
                     prompt,
                     schema,
+                    prompt_origin,
                 }
             }
+            "http" => self.http_hook(path, &origin, &mut d)?,
             other => {
                 self.error(
                     self.origin(&kind.referenced, format!("{path}.type")),
                     format!(
-                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model')"
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'http')"
                     ),
                 );
                 return None;
             }
+        };
+        if !matches!(kind, HookKind::Http { .. }) && !self.no_http_fields(path, &d) {
+            return None;
+        }
+        let run_async = match d.run_async {
+            Some(a) if a.value && event.can_block() => {
+                self.error_hint(
+                    self.origin(&a.referenced, format!("{path}.async")),
+                    format!("`async: true` is not allowed on `{event}`: its hooks can block, so they must be awaited"),
+                    format!("async hooks run only on events that cannot block: {}", observational_events()),
+                );
+                return None;
+            }
+            Some(a) => a.value,
+            None => false,
         };
         let on_error = match d.on_error {
             None => OnError::Warn,
@@ -657,8 +696,165 @@ impl Validator<'_> {
                 .map(|(k, v)| (k, v.0))
                 .collect(),
             on_error,
+            run_async,
             source: HookSource::Yaml,
             origin,
         })
     }
+
+    /// `type: http`: `url` (http or https), `headers` whose `${VAR}`s are all in `allowed_env`.
+    fn http_hook(&mut self, path: &str, origin: &Origin, d: &mut RawHookDef) -> Option<HookKind> {
+        let Some(url) = d.url.take().filter(|u| !u.value.trim().is_empty()) else {
+            self.error(origin.clone(), "url is required for http hooks");
+            return None;
+        };
+        if let Err(why) = check_url(url.value.trim()) {
+            self.error_hint(
+                self.origin(&url.referenced, format!("{path}.url")),
+                format!("invalid url `{}`: {why}", url.value),
+                "write an absolute URL such as `https://hooks.example.com/audit`",
+            );
+            return None;
+        }
+        let mut ok = true;
+        let mut allowed_env = Vec::new();
+        for (i, name) in d
+            .allowed_env
+            .take()
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
+            if env_references(&format!("${{{}}}", name.value)).is_err() || name.value.is_empty() {
+                self.error(
+                    self.origin(&name.referenced, format!("{path}.allowed_env[{i}]")),
+                    format!("invalid variable name `{}`", name.value),
+                );
+                ok = false;
+            }
+            allowed_env.push(name.value);
+        }
+        let mut headers = Vec::new();
+        for (key, value) in d.headers.take().map(|h| h.0).unwrap_or_default() {
+            let at = self.origin(&value.referenced, format!("{path}.headers.{key}"));
+            if key.is_empty() || !key.bytes().all(is_header_token) {
+                self.error(at.clone(), format!("invalid header name `{key}`"));
+                ok = false;
+            }
+            match env_references(&value.value) {
+                Err(why) => {
+                    self.error(at, why);
+                    ok = false;
+                }
+                Ok(names) => {
+                    for name in names
+                        .into_iter()
+                        .filter(|n| !allowed_env.iter().any(|a| a == n))
+                    {
+                        self.error_hint(
+                            at.clone(),
+                            format!(
+                                "header `{key}` uses `${{{name}}}`, which is not in `allowed_env`"
+                            ),
+                            format!(
+                                "list the variables a header may read: `allowed_env: [{name}]`"
+                            ),
+                        );
+                        ok = false;
+                    }
+                }
+            }
+            headers.push((key, value.value));
+        }
+        ok.then(|| HookKind::Http {
+            url: url.value.trim().to_owned(),
+            headers,
+            allowed_env,
+        })
+    }
+
+    /// `url`, `headers` and `allowed_env` belong to http hooks only; false when one was given.
+    fn no_http_fields(&mut self, path: &str, d: &RawHookDef) -> bool {
+        let given = [
+            ("url", d.url.as_ref().map(|u| &u.referenced)),
+            (
+                "allowed_env",
+                d.allowed_env
+                    .as_ref()
+                    .and_then(|a| a.first())
+                    .map(|a| &a.referenced),
+            ),
+            (
+                "headers",
+                d.headers
+                    .as_ref()
+                    .and_then(|h| h.0.first())
+                    .map(|(_, v)| &v.referenced),
+            ),
+        ];
+        let mut ok = true;
+        for (key, at) in given {
+            if let Some(at) = at {
+                self.error(
+                    self.origin(at, format!("{path}.{key}")),
+                    format!("`{key}` only applies to `type: http` hooks"),
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+}
+
+/// Checks that `url` is an absolute http(s) URL with a host.
+fn check_url(url: &str) -> Result<(), &'static str> {
+    let lower = url.to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return Err("only `http://` and `https://` URLs are supported");
+    };
+    let host = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = host.rsplit('@').next().unwrap_or_default();
+    if host.is_empty() || host.starts_with(':') {
+        return Err("the URL has no host");
+    }
+    if url.chars().any(char::is_whitespace) {
+        return Err("the URL contains whitespace");
+    }
+    Ok(())
+}
+
+/// RFC 9110 token characters (header names).
+const fn is_header_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'!' | b'#'
+                | b'$'
+                | b'%'
+                | b'&'
+                | b'\''
+                | b'*'
+                | b'+'
+                | b'-'
+                | b'.'
+                | b'^'
+                | b'_'
+                | b'`'
+                | b'|'
+                | b'~'
+        )
+}
+
+/// The events whose hooks may be `async: true`.
+fn observational_events() -> String {
+    let names: Vec<&str> = HookEvent::ALL
+        .into_iter()
+        .filter(|e| !e.can_block())
+        .map(HookEvent::wire_name)
+        .collect();
+    names.join(", ")
 }

@@ -107,6 +107,11 @@ pub(crate) struct RawHookDef {
     pub(crate) model: Option<Spanned<String>>,
     pub(crate) prompt: Option<Spanned<String>>,
     pub(crate) schema: Option<Spanned<String>>,
+    pub(crate) url: Option<Spanned<String>>,
+    pub(crate) headers: Option<OrderedMap<Spanned<String>>>,
+    pub(crate) allowed_env: Option<Vec<Spanned<String>>>,
+    #[serde(rename = "async")]
+    pub(crate) run_async: Option<Spanned<bool>>,
 }
 
 static EVENT_NAMES: LazyLock<Vec<&'static str>> =

@@ -49,7 +49,7 @@ pub(crate) async fn run(cmd: CommandRun<'_>) -> Outcome {
 }
 
 /// Go-style duration text for timeout messages (`5s`, `1m0s`, `1.5s`).
-fn duration_text(d: Duration) -> String {
+pub(crate) fn duration_text(d: Duration) -> String {
     let secs = d.as_secs();
     let millis = d.subsec_millis();
     match (secs, millis) {

@@ -5,11 +5,14 @@
 //! `tool_response_transform` and `before_llm_call` run their hooks one after another, each
 //! seeing the previous hook's rewrite, so a later rewriter (e.g. `redact_secrets`) is never
 //! discarded by an earlier one.
+//!
+//! `async: true` hooks (observational events only) are started and not awaited: they are
+//! observed like any run but never aggregated, and [`Executor::shutdown`] reaps them.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use futures::future::join_all;
 use tether_config::{Diagnostic, HookKind, HookSpec, HooksConfig, Matcher};
@@ -17,7 +20,10 @@ use tether_protocol::{HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 use crate::aggregate::{RunPolicy, aggregate, verdict};
+use crate::async_hooks::AsyncHooks;
 use crate::command_runner::{self, CommandRun};
+use crate::http_hook::HttpHook;
+use crate::model_hook::ModelHook;
 use crate::observer::HookObserver;
 use crate::registry::{Builtin, BuiltinCall, HookEnv, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
@@ -48,6 +54,8 @@ impl ExecutorOptions {
 enum Handler {
     Command(String),
     Builtin(Arc<dyn Builtin>),
+    Model(ModelHook),
+    Http(HttpHook),
     Unavailable(String),
 }
 
@@ -72,6 +80,13 @@ struct Entry {
 #[derive(Debug)]
 pub struct Executor {
     events: [Vec<Entry>; HookEvent::ALL.len()],
+    runner: Arc<Runner>,
+    background: AsyncHooks,
+}
+
+/// What running one hook needs; shared with the tasks of `async` hooks.
+#[derive(Debug)]
+struct Runner {
     registry: Arc<Registry>,
     opts: ExecutorOptions,
 }
@@ -86,10 +101,12 @@ fn dedupe_key(spec: &HookSpec) -> String {
             model,
             prompt,
             schema,
+            ..
         } => format!(
             "model\0{model}\0{prompt}\0{}",
             schema.as_deref().unwrap_or("")
         ),
+        HookKind::Http { url, headers, .. } => format!("http\0{url}\0{headers:?}"),
     };
     format!(
         "{kind}\0{:?}\0{:?}\0{:?}",
@@ -106,8 +123,8 @@ fn resolve_dir(base: &Path, working_dir: Option<&str>) -> PathBuf {
 }
 
 impl Executor {
-    /// Compiles `config`; an unknown builtin or bad builtin arguments are config errors at the
-    /// hook's location.
+    /// Compiles `config`; an unknown builtin, bad builtin arguments, an invalid prompt template
+    /// or an unknown model are config errors at the hook's location.
     pub fn new(
         config: &HooksConfig,
         registry: Arc<Registry>,
@@ -139,8 +156,8 @@ impl Executor {
         if diags.is_empty() {
             Ok(Self {
                 events,
-                registry,
-                opts,
+                runner: Arc::new(Runner { registry, opts }),
+                background: AsyncHooks::default(),
             })
         } else {
             Err(diags)
@@ -148,7 +165,40 @@ impl Executor {
     }
 
     pub fn working_dir(&self) -> &Path {
-        &self.opts.working_dir
+        &self.runner.opts.working_dir
+    }
+
+    /// Waits up to `grace` for the `async` hooks still running, then kills what is left
+    /// (process groups included) and waits for that. Call it after `session_end`; the
+    /// executor stays usable (a later session starts new async hooks).
+    pub async fn shutdown(&self, grace: Duration) {
+        self.background.shutdown(grace).await;
+    }
+
+    /// Starts the `async` hooks among `hooks` in the background; returns the others.
+    fn start_async(
+        &self,
+        event: HookEvent,
+        lane: Lane,
+        hooks: Vec<Arc<CompiledHook>>,
+        input: &HookInput,
+    ) -> Vec<Arc<CompiledHook>> {
+        let (background, awaited): (Vec<_>, Vec<_>) =
+            hooks.into_iter().partition(|h| h.spec.run_async);
+        for hook in background {
+            let runner = Arc::clone(&self.runner);
+            let input = input.clone();
+            self.background.spawn(move |cancel| {
+                Box::pin(async move {
+                    let payload = payload_if_needed(std::slice::from_ref(&hook), &input);
+                    // Observed like any run; the result is not aggregated.
+                    let _ = runner
+                        .run_hook(event, lane, &hook, &input, payload.as_ref(), &cancel)
+                        .await;
+                })
+            });
+        }
+        awaited
     }
 
     /// Whether any hook is configured for this event and lane.
@@ -213,7 +263,11 @@ impl Executor {
         }
         event.wire_name().clone_into(&mut input.hook_event_name);
         if input.cwd.is_empty() {
-            input.cwd = self.opts.working_dir.display().to_string();
+            input.cwd = self.runner.opts.working_dir.display().to_string();
+        }
+        let hooks = self.start_async(event, lane, hooks, &input);
+        if hooks.is_empty() {
+            return HookResult::empty(event, lane);
         }
         let runs = if matches!(
             event,
@@ -222,9 +276,10 @@ impl Executor {
             self.run_chain(event, lane, &hooks, input, cancel).await
         } else {
             let payload = payload_if_needed(&hooks, &input);
-            let futures = hooks
-                .iter()
-                .map(|h| self.run_hook(event, lane, h, &input, payload.as_ref(), cancel));
+            let futures = hooks.iter().map(|h| {
+                self.runner
+                    .run_hook(event, lane, h, &input, payload.as_ref(), cancel)
+            });
             if hooks.len() == 1 {
                 let mut runs = Vec::with_capacity(1);
                 for f in futures {
@@ -260,6 +315,7 @@ impl Executor {
         for hook in hooks {
             let payload = payload_if_needed(std::slice::from_ref(hook), &input);
             let run = self
+                .runner
                 .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
                 .await;
             if let Some(h) = run
@@ -279,6 +335,17 @@ impl Executor {
         runs
     }
 
+    /// Every hook of the event and lane, for listings (`tether hooks check`).
+    pub fn hooks(&self, event: HookEvent, lane: Lane) -> Vec<(&Matcher, &HookSpec)> {
+        self.events[event.index()]
+            .iter()
+            .filter(|e| e.lane == lane)
+            .flat_map(|e| e.hooks.iter().map(move |h| (&e.matcher, &h.spec)))
+            .collect()
+    }
+}
+
+impl Runner {
     async fn run_hook(
         &self,
         event: HookEvent,
@@ -318,6 +385,21 @@ impl Executor {
             }
             Handler::Builtin(b) => {
                 self.run_builtin(event, hook, b.as_ref(), input, cancel)
+                    .await
+            }
+            Handler::Model(m) => {
+                m.run(
+                    input,
+                    name,
+                    hook.spec.timeout,
+                    cancel,
+                    self.registry.model_runner(),
+                )
+                .await
+            }
+            Handler::Http(h) => {
+                let body = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
+                h.run(name, body, &hook.env, hook.spec.timeout, cancel)
                     .await
             }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
@@ -386,22 +468,13 @@ impl Executor {
             () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
         }
     }
-
-    /// Every hook of the event and lane, for listings (`tether hooks check`).
-    pub fn hooks(&self, event: HookEvent, lane: Lane) -> Vec<(&Matcher, &HookSpec)> {
-        self.events[event.index()]
-            .iter()
-            .filter(|e| e.lane == lane)
-            .flat_map(|e| e.hooks.iter().map(move |h| (&e.matcher, &h.spec)))
-            .collect()
-    }
 }
 
 /// The JSON Input, serialized once, only when a command hook will read it.
 fn payload_if_needed(hooks: &[Arc<CompiledHook>], input: &HookInput) -> Option<Arc<[u8]>> {
     hooks
         .iter()
-        .any(|h| matches!(h.handler, Handler::Command(_)))
+        .any(|h| matches!(h.handler, Handler::Command(_) | Handler::Http(_)))
         .then(|| {
             serde_json::to_vec(input)
                 .map(Arc::from)
@@ -432,9 +505,17 @@ fn compile(
             })?;
             Handler::Builtin(Arc::clone(b))
         }
-        HookKind::Model { .. } => Handler::Unavailable(
-            "model hooks need a model runner and none is configured".to_owned(),
-        ),
+        HookKind::Model { .. } => {
+            let hook = ModelHook::compile(spec, registry.model_runner().map(AsRef::as_ref))?;
+            if registry.model_runner().is_some() {
+                Handler::Model(hook)
+            } else {
+                Handler::Unavailable(
+                    "model hooks need a model runner and none is configured".to_owned(),
+                )
+            }
+        }
+        HookKind::Http { url, headers, .. } => Handler::Http(HttpHook::new(url, headers)),
     };
     let env = HookEnv {
         base: opts.base_env.clone(),

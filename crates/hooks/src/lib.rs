@@ -6,18 +6,29 @@
 //! for the run; model hooks reach a provider through the injected [`ModelRunner`].
 
 mod aggregate;
+mod async_hooks;
 pub mod builtins;
 mod command_runner;
 mod executor;
+mod http_hook;
+mod model_hook;
 mod observer;
 pub mod output_parser;
 mod registry;
 mod result;
+mod template;
+mod template_check;
 
+pub use async_hooks::MAX_CONCURRENT_ASYNC_HOOKS;
 pub use command_runner::{DRAIN_TIMEOUT, OUTPUT_CAP};
 pub use executor::{Executor, ExecutorOptions};
+pub use model_hook::{
+    PRE_TOOL_USE_DECISION, SYSTEM_PROMPT, pre_tool_use_decision_schema, render_prompt,
+};
 pub use observer::{HookLog, HookObserver, duration_ms};
-pub use registry::{Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Registry};
+pub use registry::{
+    Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Registry, StructuredOutput,
+};
 
 /// A registry with every stateless builtin, running command hooks with `shell`.
 pub fn default_registry(shell: tether_exec::Shell) -> Registry {

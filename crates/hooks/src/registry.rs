@@ -75,8 +75,16 @@ impl HookEnv {
 /// A model call for `type: model` hooks, provided by the runtime.
 pub trait ModelRunner: Send + Sync + fmt::Debug {
     /// Sends `system` and `prompt` to `model` (`provider/model` or a `models:` name), asking
-    /// for `schema` as structured output when given; returns the reply text.
+    /// for `schema` as structured output when given; returns the reply text. The caller
+    /// bounds the call with the hook's timeout.
     fn complete<'a>(&'a self, request: ModelRequest<'a>) -> BoxFuture<'a, Result<String, String>>;
+
+    /// Checks at load that `model` names something this runner can call; the error becomes a
+    /// config error at the hook's location. Credentials are not checked here.
+    fn check(&self, model: &str) -> Result<(), String> {
+        let _ = model;
+        Ok(())
+    }
 }
 
 /// One model-hook request.
@@ -85,8 +93,18 @@ pub struct ModelRequest<'a> {
     pub model: &'a str,
     pub system: &'a str,
     pub prompt: &'a str,
-    /// `(name, JSON schema)` for structured output.
-    pub schema: Option<(&'a str, &'a serde_json::Value)>,
+    /// Structured output to ask for (strict JSON on providers that support it).
+    pub schema: Option<&'a StructuredOutput>,
+}
+
+/// A named JSON schema for structured output (hooks-spec §5.4).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredOutput {
+    pub name: String,
+    pub description: String,
+    pub schema: serde_json::Value,
+    /// Ask the vendor to enforce the schema exactly.
+    pub strict: bool,
 }
 
 /// Builtins by name, the model runner and the shell.

@@ -41,6 +41,8 @@ struct HookLine<'a> {
     timeout_s: u64,
     on_error: &'static str,
     working_dir: Option<&'a str>,
+    #[serde(rename = "async")]
+    run_async: bool,
     location: Option<String>,
 }
 
@@ -72,6 +74,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         timeout_s: h.timeout.as_secs(),
         on_error: h.on_error.as_str(),
         working_dir: h.working_dir.as_deref(),
+        run_async: h.run_async,
         location: (!location.is_empty())
             .then_some(location)
             .or_else(|| (!h.origin.path.is_empty()).then(|| h.origin.path.clone())),
@@ -192,6 +195,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.on_error != OnError::Warn {
                     attrs.push(format!("on_error={}", h.on_error.as_str()));
+                }
+                if h.run_async {
+                    attrs.push("async".to_owned());
                 }
                 let at = h.origin.location();
                 if !at.is_empty() {

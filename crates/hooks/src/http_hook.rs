@@ -1,0 +1,173 @@
+//! `type: http` hooks: POST the Input JSON to a URL; a 2xx body is read exactly like a
+//! command hook's stdout (JSON Output or plain text). Any other status, a network error, a
+//! body over the output cap or the timeout is a hook failure, so `pre_tool_use` fails closed.
+//!
+//! Header values may name environment variables as `${VAR}`; the config only lets a hook
+//! name the variables it lists in `allowed_env`, and they are read from the hook's
+//! environment (its `env:` first, then the process) at each call. An unset variable fails the
+//! hook rather than sending a half-empty credential. Redirects are not followed: a webhook
+//! that answers 3xx is misconfigured, and following it would re-send the payload elsewhere.
+//!
+//! Unlike the `http_post` builtin, private and loopback addresses are allowed: the URL is the
+//! hook author's own endpoint (often a local sidecar), not something a model can steer.
+
+use std::sync::{Arc, Once, OnceLock};
+use std::time::Duration;
+
+use futures::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::command_runner::{OUTPUT_CAP, duration_text};
+use crate::output_parser::{self, Parsed};
+use crate::registry::HookEnv;
+use crate::result::Outcome;
+
+static CRYPTO: Once = Once::new();
+static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
+
+/// The process's HTTP client for hooks; rustls' ring provider is installed first, as reqwest's
+/// `rustls-no-provider` needs (installing twice is harmless: the second attempt is refused).
+fn client() -> Result<&'static reqwest::Client, String> {
+    CLIENT
+        .get_or_init(|| {
+            CRYPTO.call_once(|| {
+                let _ = rustls::crypto::ring::default_provider().install_default();
+            });
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// A compiled http hook.
+#[derive(Debug)]
+pub(crate) struct HttpHook {
+    url: String,
+    headers: Vec<(String, String)>,
+}
+
+/// The error text of a request error with its causes (reqwest's own text is terse).
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+impl HttpHook {
+    pub(crate) fn new(url: &str, headers: &[(String, String)]) -> Self {
+        Self {
+            url: url.to_owned(),
+            headers: headers.to_vec(),
+        }
+    }
+
+    pub(crate) async fn run(
+        &self,
+        name: &str,
+        body: Arc<[u8]>,
+        env: &HookEnv,
+        timeout: Duration,
+        cancel: &CancellationToken,
+    ) -> Outcome {
+        let timed_out = || Outcome::Failed {
+            error: format!("hook {name:?} timed out after {}", duration_text(timeout)),
+            stdout: String::new(),
+            stderr: String::new(),
+            timed_out: true,
+        };
+        let call = self.call(name, body, env);
+        tokio::select! {
+            r = tokio::time::timeout(timeout, call) => r.unwrap_or_else(|_| timed_out()),
+            () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
+        }
+    }
+
+    async fn call(&self, name: &str, body: Arc<[u8]>, env: &HookEnv) -> Outcome {
+        let client = match client() {
+            Ok(c) => c,
+            Err(e) => return Outcome::failed(format!("http hook {name}: {e}")),
+        };
+        let mut request = client
+            .post(&self.url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_vec());
+        for (key, value) in &self.headers {
+            match tether_config::expand_env(value, |n| env.var(n)) {
+                Ok(v) => request = request.header(key.as_str(), v),
+                Err(e) => return Outcome::failed(format!("http hook {name}: header `{key}`: {e}")),
+            }
+        }
+        let response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                return Outcome::failed(format!(
+                    "http hook {name}: cannot reach {}: {}",
+                    self.url,
+                    error_chain(&e)
+                ));
+            }
+        };
+        let status = response.status();
+        let mut text = Vec::new();
+        let mut stream = response.bytes_stream();
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(bytes) if text.len() + bytes.len() > OUTPUT_CAP => {
+                    return Outcome::failed(format!(
+                        "http hook {name}: the response is larger than {} MiB",
+                        OUTPUT_CAP >> 20
+                    ));
+                }
+                Ok(bytes) => text.extend_from_slice(&bytes),
+                Err(e) => {
+                    return Outcome::failed(format!(
+                        "http hook {name}: reading the response of {}: {}",
+                        self.url,
+                        error_chain(&e)
+                    ));
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&text).into_owned();
+        if !status.is_success() {
+            let detail: String = text
+                .trim()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(200)
+                .collect();
+            let detail = if detail.is_empty() {
+                String::new()
+            } else {
+                format!(": {detail}")
+            };
+            return Outcome::Failed {
+                error: format!("http hook {name}: {} answered {status}{detail}", self.url),
+                stdout: text,
+                stderr: String::new(),
+                timed_out: false,
+            };
+        }
+        let output = match output_parser::parse(&text) {
+            Parsed::Output(o) => Some(o),
+            Parsed::PlainText(_) => None,
+        };
+        Outcome::Exited {
+            code: 0,
+            stdout: text,
+            stderr: String::new(),
+            output,
+        }
+    }
+}
