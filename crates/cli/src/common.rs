@@ -65,8 +65,18 @@ pub(crate) fn registry() -> Registry {
     tether_hooks::default_registry(Shell::from_env())
 }
 
-pub(crate) fn effective(agent: &Agent, cli: &CliHooks) -> HooksConfig {
-    tether_config::effective_hooks(agent, cli, InjectOptions::default())
+pub(crate) fn effective(
+    agent: &Agent,
+    cli: &CliHooks,
+    user: &tether_config::UserConfig,
+) -> HooksConfig {
+    tether_config::effective_hooks(
+        agent,
+        cli,
+        InjectOptions {
+            snapshot: user.snapshot,
+        },
+    )
 }
 
 pub(crate) fn executor(
@@ -106,4 +116,18 @@ pub(crate) fn open_store(path: Option<&Path>) -> anyhow::Result<Arc<tether_store
     tether_store::Store::open(&path)
         .map(Arc::new)
         .map_err(|e| anyhow::anyhow!("cannot open the session database: {e}"))
+}
+
+/// The user config (`$XDG_CONFIG_HOME/tether/config.yaml`); the default when there is none.
+pub(crate) fn user_config() -> anyhow::Result<tether_config::UserConfig> {
+    let xdg = std::env::var("XDG_CONFIG_HOME").ok();
+    let home = std::env::var("HOME").ok();
+    let Some(path) = tether_config::UserConfig::default_path(xdg.as_deref(), home.as_deref())
+    else {
+        return Ok(tether_config::UserConfig::default());
+    };
+    tether_config::UserConfig::load(&path).map_err(|e| match e {
+        ConfigError::Invalid(d) => user_error(format!("invalid user config\n{d}")),
+        ConfigError::Io { .. } => user_error(e.to_string()),
+    })
 }

@@ -11,6 +11,7 @@ mod load;
 mod permissions;
 mod raw;
 mod suggest;
+mod user;
 
 use std::path::PathBuf;
 
@@ -25,6 +26,7 @@ pub use hooks::{
 };
 pub use load::{load_file, load_str};
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
+pub use user::UserConfig;
 
 /// Why a config could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -81,7 +81,7 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
         Some(path) => {
             let file = common::load(path)?;
             let agent = common::pick_agent(&file, args.agent.as_deref())?;
-            common::effective(agent, &cli_hooks)
+            common::effective(agent, &cli_hooks, &common::user_config()?)
         }
         None => cli_hooks.to_config(),
     };

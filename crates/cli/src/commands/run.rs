@@ -237,8 +237,12 @@ pub(crate) fn build(
     interaction: Arc<dyn Interaction>,
     non_interactive: bool,
 ) -> anyhow::Result<tether_core::Runtime> {
+    let user = common::user_config()?;
     let mut opts = RuntimeOptions::new(working_dir);
     opts.store = store;
+    opts.inject.snapshot = user.snapshot;
+    opts.default_model = user.model;
+    opts.global_permissions = user.permissions;
     opts.cli_hooks = args.hooks.to_cli_hooks();
     opts.model_overrides = args
         .model

@@ -1,0 +1,194 @@
+//! The user config, `$XDG_CONFIG_HOME/tether/config.yaml`: settings for every run, validated as
+//! strictly as agent files.
+//!
+//! ```yaml
+//! settings:
+//!   snapshot: true            # inject the `snapshot` builtin into every agent (X17)
+//! model: openai/gpt-4o-mini   # for agents without a `model`
+//! permissions:                # checked after the agent file's own (hooks-spec §6.1)
+//!   deny: ["shell:cmd=*sudo*"]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use crate::ConfigError;
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin};
+use crate::load::{Validator, parse};
+use crate::permissions::Permissions;
+use crate::raw::RawPermissions;
+
+/// The validated user config; `Default` when there is no file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct UserConfig {
+    /// Where it was read from, if anywhere.
+    pub path: Option<PathBuf>,
+    /// `settings.snapshot`.
+    pub snapshot: bool,
+    /// `provider/model` for agents that name none.
+    pub model: Option<String>,
+    /// Global permissions, appended after each agent file's.
+    pub permissions: Permissions,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawUserConfig {
+    settings: Option<RawSettings>,
+    model: Option<Spanned<String>>,
+    permissions: Option<RawPermissions>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSettings {
+    snapshot: Option<bool>,
+}
+
+impl UserConfig {
+    /// `$XDG_CONFIG_HOME/tether/config.yaml`, else `~/.config/tether/config.yaml`.
+    pub fn default_path(xdg_config_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+        let base = xdg_config_home
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| {
+                home.filter(|h| !h.is_empty())
+                    .map(|h| Path::new(h).join(".config"))
+            })?;
+        Some(base.join("tether").join("config.yaml"))
+    }
+
+    /// Reads the file if it exists.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(ConfigError::Io {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            }),
+        }
+    }
+
+    /// Parses and validates user-config text.
+    pub fn parse(source: &str, path: &Path) -> Result<Self, ConfigError> {
+        let file: Arc<str> = Arc::from(path.display().to_string());
+        let raw: Option<RawUserConfig> =
+            parse(source, &file).map_err(|d| ConfigError::Invalid(Diagnostics(vec![*d])))?;
+        let Some(raw) = raw else {
+            return Ok(Self {
+                path: Some(path.to_path_buf()),
+                ..Self::default()
+            });
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut v = Validator {
+            file: file.clone(),
+            source,
+            dir,
+            diags: Vec::new(),
+        };
+        let permissions = raw
+            .permissions
+            .map(|p| v.permissions(p))
+            .unwrap_or_default();
+        if let Some(m) = &raw.model {
+            let ok = m
+                .value
+                .split_once('/')
+                .is_some_and(|(p, n)| !p.is_empty() && !n.is_empty());
+            if !ok {
+                v.diags.push(
+                    Diagnostic::new(
+                        Origin::new(
+                            Some(file),
+                            m.referenced.line(),
+                            m.referenced.column(),
+                            "model",
+                        ),
+                        format!("invalid model `{}`", m.value),
+                    )
+                    .with_hint("write `provider/model`, e.g. `openai/gpt-4o-mini`")
+                    .with_source(source),
+                );
+            }
+        }
+        if !v.diags.is_empty() {
+            return Err(ConfigError::Invalid(Diagnostics(v.diags)));
+        }
+        Ok(Self {
+            path: Some(path.to_path_buf()),
+            snapshot: raw.settings.and_then(|s| s.snapshot).unwrap_or(false),
+            model: raw.model.map(|m| m.value),
+            permissions,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_str(text: &str) -> Result<UserConfig, String> {
+        UserConfig::parse(text, Path::new("config.yaml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn settings_model_and_permissions() {
+        let c = parse_str("settings:\n  snapshot: true\nmodel: openai/gpt-4o-mini\npermissions:\n  deny: [\"shell:cmd=*sudo*\"]\n").unwrap();
+        assert!(c.snapshot);
+        assert_eq!(c.model.as_deref(), Some("openai/gpt-4o-mini"));
+        assert_eq!(c.permissions.deny[0].source, "shell:cmd=*sudo*");
+        assert_eq!(
+            parse_str("").unwrap(),
+            UserConfig {
+                path: Some("config.yaml".into()),
+                ..UserConfig::default()
+            }
+        );
+    }
+
+    #[test]
+    fn it_is_as_strict_as_agent_files() {
+        let e = parse_str("settings:\n  snapshots: true\n").unwrap_err();
+        assert!(
+            e.starts_with("config.yaml:2:3: settings: unknown field `snapshots`"),
+            "{e}"
+        );
+        assert!(e.contains("did you mean `snapshot`?"), "{e}");
+        let e = parse_str("model: gpt-4o\n").unwrap_err();
+        assert!(
+            e.starts_with("config.yaml:1:8: model: invalid model `gpt-4o`"),
+            "{e}"
+        );
+        let e = parse_str("permissions:\n  allow: [\"read_[\"]\n").unwrap_err();
+        assert!(
+            e.starts_with("config.yaml:2:11: permissions.allow[0]: invalid glob"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_default_path_follows_xdg() {
+        assert_eq!(
+            UserConfig::default_path(Some("/x"), Some("/h")),
+            Some(PathBuf::from("/x/tether/config.yaml"))
+        );
+        assert_eq!(
+            UserConfig::default_path(None, Some("/h")),
+            Some(PathBuf::from("/h/.config/tether/config.yaml"))
+        );
+        assert_eq!(UserConfig::default_path(Some(""), None), None);
+    }
+
+    #[test]
+    fn a_missing_file_is_the_default() {
+        assert_eq!(
+            UserConfig::load(Path::new("/nonexistent/config.yaml")).unwrap(),
+            UserConfig::default()
+        );
+    }
+}
