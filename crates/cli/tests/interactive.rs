@@ -1,0 +1,133 @@
+//! The interactive session on a real terminal, driven through tmux (send-keys /
+//! capture-pane): a prompt, a confirmation answered `y`, a blocked call shown with its hook and
+//! reason, and `/exit` firing `session_end`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use assert_cmd::Command;
+use tempfile::TempDir;
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn send(&self, keys: &str) {
+        self.cmd(&["send-keys", "-t", "t", "-l", keys]);
+        self.cmd(&["send-keys", "-t", "t", "Enter"]);
+    }
+
+    fn screen(&self) -> String {
+        self.cmd(&["capture-pane", "-t", "t", "-p", "-S", "-200"])
+    }
+
+    /// Waits until the screen shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "never saw {text:?} on:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.cmd(&["kill-server"]);
+    }
+}
+
+fn wait_file(path: &Path) -> String {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(20) {
+        if let Ok(t) = std::fs::read_to_string(path)
+            && !t.trim().is_empty()
+        {
+            return t;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("{} never appeared", path.display());
+}
+
+#[test]
+fn an_interactive_session_in_tmux() {
+    let dir = TempDir::new().unwrap();
+    let ended = dir.path().join("ended.json");
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "rules:\n  - match: '^Run: (?P<c>.+)$'\n    reply:\n      tool_calls: [{name: shell, arguments: {cmd: '${c}'}}]\nafter_tool: {text: 'tool said: {{tool_result}}'}\ndefault: {text: 'hello from the script model'}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: script/s.yaml\n    toolsets: [{{type: shell}}]\n    hooks:\n      pre_tool_use:\n        - matcher: shell\n          hooks:\n            - {{type: command, name: guard, command: {}}}\n      session_end:\n        - {{type: command, command: 'cat > {}'}}\n",
+            serde_json::to_string(r#"grep -q '"cmd":"rm' && { echo 'no deletions here' >&2; exit 2; }; exit 0"#).unwrap(),
+            ended.display()
+        ),
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("tether");
+    let tmux = Tmux {
+        socket: format!("tether-test-{}", std::process::id()),
+    };
+    let command = format!(
+        "cd {} && env TETHER_HOME={} XDG_CONFIG_HOME={} SHELL=/bin/bash TERM=xterm {} run agent.yaml",
+        dir.path().display(),
+        dir.path().join("home").display(),
+        dir.path().join("config").display(),
+        bin.display()
+    );
+    tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &command,
+    ]);
+    tmux.wait_for("/help for commands");
+
+    tmux.send("hi there");
+    tmux.wait_for("hello from the script model");
+
+    tmux.send("Run: echo confirmed-and-ran");
+    tmux.wait_for("Can I run this tool? ([y]es/[a]ll/[n]o)");
+    tmux.send("y");
+    tmux.wait_for("tool said: confirmed-and-ran");
+
+    tmux.send("Run: rm -rf /tmp/nothing-here");
+    let screen = tmux.wait_for("no deletions here");
+    assert!(
+        screen.contains("blocked by pre_tool_use hook `guard`: no deletions here"),
+        "{screen}"
+    );
+
+    tmux.send("/exit");
+    let end: serde_json::Value = serde_json::from_str(&wait_file(&ended)).unwrap();
+    assert_eq!(end["reason"], "prompt_input_exit");
+}
