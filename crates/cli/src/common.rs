@@ -60,9 +60,16 @@ pub(crate) fn pick_agent<'a>(file: &'a AgentFile, name: Option<&str>) -> anyhow:
     }
 }
 
-/// The registry every command uses: all builtins, command hooks run by the resolved shell.
-pub(crate) fn registry() -> Registry {
-    tether_hooks::default_registry(Shell::from_env())
+/// The registry every command uses: all builtins, command hooks run by the resolved shell,
+/// model hooks through the providers (names resolved against `file`'s `models:`, keys from
+/// the environment, clients built on first use).
+pub(crate) fn registry(file: Option<&AgentFile>) -> Registry {
+    let mut registry = tether_hooks::default_registry(Shell::from_env());
+    registry.set_model_runner(Arc::new(tether_core::ProviderModelRunner::new(
+        file,
+        Arc::new(tether_providers::ProcessEnv),
+    )));
+    registry
 }
 
 pub(crate) fn effective(

@@ -12,6 +12,7 @@ mod context;
 mod delegation;
 mod hook_bridge;
 mod loop_detector;
+mod model_runner;
 mod persistence;
 mod queues;
 mod run;
@@ -29,11 +30,12 @@ use tether_protocol::RuntimeEvent;
 
 pub use agent::AgentRuntime;
 pub use compaction::Compaction;
+pub use model_runner::ProviderModelRunner;
 pub use persistence::SessionStore;
 pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
 pub use run::{RunOutcome, StopReason};
 pub use session::Session;
-pub use setup::{Runtime, RuntimeOptions, SetupError, build_runtime};
+pub use setup::{ASYNC_HOOK_GRACE, Runtime, RuntimeOptions, SetupError, build_runtime};
 pub use store_adapter::{INTERRUPTED, repair_transcript, restore};
 pub use worktree::WorktreeInfo;
 

@@ -129,6 +129,9 @@ impl Runtime {
             // Tool results referred to it until now; nothing reads it after the session.
             let _ = std::fs::remove_file(file);
         }
+        // `async` hooks (session_end's included) get a grace period, then are killed.
+        let grace = self.async_hook_grace;
+        futures::future::join_all(self.agents.iter().map(|a| a.executor.shutdown(grace))).await;
         self.emit(
             &session.id,
             RuntimeEvent::SessionEnded {

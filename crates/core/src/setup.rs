@@ -57,6 +57,8 @@ pub struct RuntimeOptions {
     pub default_model: Option<String>,
     /// The user config's global permissions, checked after the agent file's.
     pub global_permissions: Permissions,
+    /// How long `async` hooks may go on after `session_end` before they are killed.
+    pub async_hook_grace: std::time::Duration,
 }
 
 impl RuntimeOptions {
@@ -74,9 +76,13 @@ impl RuntimeOptions {
             compaction: true,
             default_model: None,
             global_permissions: Permissions::default(),
+            async_hook_grace: ASYNC_HOOK_GRACE,
         }
     }
 }
+
+/// The default [`RuntimeOptions::async_hook_grace`].
+pub const ASYNC_HOOK_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A configured runtime: agents, team permissions, where events go and how to ask the user.
 #[derive(Debug)]
@@ -91,6 +97,7 @@ pub struct Runtime {
     pub(crate) store: Option<Arc<dyn SessionStore>>,
     pub(crate) queues: Queues,
     pub(crate) compaction: bool,
+    pub(crate) async_hook_grace: std::time::Duration,
 }
 
 fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
@@ -233,6 +240,7 @@ pub fn build_runtime(
         store: opts.store,
         queues: Queues::default(),
         compaction: opts.compaction,
+        async_hook_grace: opts.async_hook_grace,
     })
 }
 

@@ -125,7 +125,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let file = common::load(&args.agent_file)?;
     let agent = common::pick_agent(&file, args.agent.as_deref())?;
     let hooks = common::effective(agent, &args.hooks.to_cli_hooks(), &common::user_config()?);
-    let registry = Arc::new(common::registry());
+    let registry = Arc::new(common::registry(Some(&file)));
     let cwd = common::current_dir()?;
     common::executor(&hooks, Arc::clone(&registry), cwd, Vec::new())?;
     let shell = registry.shell();

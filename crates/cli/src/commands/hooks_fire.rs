@@ -77,10 +77,10 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
         ))
     })?;
     let cli_hooks = args.hooks.to_cli_hooks();
-    let hooks: HooksConfig = match &args.config {
-        Some(path) => {
-            let file = common::load(path)?;
-            let agent = common::pick_agent(&file, args.agent.as_deref())?;
+    let file = args.config.as_deref().map(common::load).transpose()?;
+    let hooks: HooksConfig = match &file {
+        Some(file) => {
+            let agent = common::pick_agent(file, args.agent.as_deref())?;
             common::effective(agent, &cli_hooks, &common::user_config()?)
         }
         None => cli_hooks.to_config(),
@@ -92,7 +92,12 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
         observers.push(Arc::new(log));
     }
     let cwd = common::current_dir()?;
-    let executor = common::executor(&hooks, Arc::new(common::registry()), cwd.clone(), observers)?;
+    let executor = common::executor(
+        &hooks,
+        Arc::new(common::registry(file.as_ref())),
+        cwd.clone(),
+        observers,
+    )?;
 
     let mut input = read_input(args.input.as_deref())?;
     if input.session_id.is_empty() {
@@ -117,6 +122,8 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
         out::warning(w);
     }
     out::line(&render(event, &result, original_args.as_ref())?)?;
+    // `async` hooks finish (or are killed after the grace period) before the process exits.
+    executor.shutdown(tether_core::ASYNC_HOOK_GRACE).await;
     Ok(if result.allowed {
         status::OK
     } else {

@@ -261,7 +261,7 @@ pub(crate) fn build(
     build_runtime(
         file,
         agent,
-        Arc::new(common::registry()),
+        Arc::new(common::registry(Some(file))),
         &ProcessEnv,
         opts,
         sink,
