@@ -24,6 +24,19 @@ pub(crate) enum Command {
     /// Work with hooks without running a model.
     #[command(subcommand)]
     Hooks(HooksCommand),
+    /// Print the JSON Schema of agent files (for editors).
+    Schema,
+    /// Print a shell completion script.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print a generated reference document (`docs/` holds them).
+    #[command(hide = true)]
+    Docs {
+        /// `hooks`, `cli` or `schema`.
+        which: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -32,6 +45,10 @@ pub(crate) enum HooksCommand {
     Check(CheckArgs),
     /// Dispatch one event through an agent's hooks and print the aggregated result as JSON.
     Fire(FireArgs),
+    /// Print the Tether `hooks:` YAML equivalent to a Claude Code settings file.
+    ImportClaude(ImportClaudeArgs),
+    /// List the hook events, one line each.
+    Events,
 }
 
 #[derive(Debug, Args)]
@@ -121,6 +138,12 @@ pub(crate) struct CheckArgs {
     pub(crate) json: bool,
     #[command(flatten)]
     pub(crate) hooks: HookFlags,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ImportClaudeArgs {
+    /// The Claude Code settings file (e.g. `.claude/settings.json`).
+    pub(crate) settings: PathBuf,
 }
 
 #[derive(Debug, Args)]

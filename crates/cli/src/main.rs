@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod common;
 mod console;
+mod docs;
 mod interact;
 mod interactive;
 mod out;
@@ -58,6 +59,13 @@ fn main() -> ExitCode {
             Command::Sessions(cmd) => commands::sessions::run(cmd),
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
+            Command::Hooks(HooksCommand::ImportClaude(args)) => {
+                commands::import_claude::run(&args.settings)
+            }
+            Command::Hooks(HooksCommand::Events) => commands::reference::events(),
+            Command::Schema => commands::reference::print(&docs::schema_json()),
+            Command::Completions { shell } => commands::reference::completions(shell),
+            Command::Docs { which } => commands::reference::docs(&which),
         }
     });
     match result {

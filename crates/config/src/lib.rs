@@ -10,6 +10,7 @@ mod hooks;
 mod load;
 mod permissions;
 mod raw;
+pub mod schema;
 mod suggest;
 mod user;
 

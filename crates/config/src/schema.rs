@@ -1,0 +1,463 @@
+//! The agent-file schema as data: one table of fields per object, from which the JSON Schema
+//! (`tether schema`, editor completion) and the reference docs are generated. A test checks each
+//! table against the keys the strict loader accepts, so the two never drift.
+
+use serde_json::{Map, Value, json};
+use tether_protocol::HookEvent;
+
+use crate::agent::{KNOWN_PROVIDERS, ToolsetKind};
+use crate::hooks::MODEL_HOOK_SCHEMAS;
+
+/// The shape of a field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldType {
+    String,
+    Integer,
+    Number,
+    Boolean,
+    /// A string, number or boolean.
+    Scalar,
+    StringList,
+    ScalarList,
+    /// A map of strings (or scalars) to strings.
+    StringMap,
+    /// Any JSON/YAML value.
+    Any,
+    /// One of these strings.
+    Enum(&'static [&'static str]),
+    /// A definition of the schema, by name.
+    Ref(&'static str),
+    /// A list of a definition.
+    RefList(&'static str),
+    /// A map from names to a definition.
+    RefMap(&'static str),
+}
+
+/// One documented field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: FieldType,
+    pub doc: &'static str,
+}
+
+const fn f(name: &'static str, ty: FieldType, doc: &'static str) -> Field {
+    Field { name, ty, doc }
+}
+
+use FieldType as T;
+
+pub const FILE_FIELDS: &[Field] = &[
+    f(
+        "version",
+        T::Scalar,
+        "Schema version (docker-agent's); accepted, not interpreted.",
+    ),
+    f(
+        "agents",
+        T::RefMap("agent"),
+        "The agents, in order: `root` (else the first) starts.",
+    ),
+    f(
+        "models",
+        T::RefMap("model"),
+        "Named models that agents refer to by name.",
+    ),
+    f(
+        "permissions",
+        T::Ref("permissions"),
+        "Tool permission rules for every agent.",
+    ),
+    f(
+        "metadata",
+        T::Any,
+        "Free-form metadata (author, license, …).",
+    ),
+];
+
+pub const AGENT_FIELDS: &[Field] = &[
+    f(
+        "model",
+        T::String,
+        "`provider/model`, or the name of an entry under `models:`.",
+    ),
+    f(
+        "description",
+        T::String,
+        "What the agent does (shown to parent agents).",
+    ),
+    f("instruction", T::String, "The system prompt."),
+    f(
+        "instruction_file",
+        T::String,
+        "A file holding the system prompt, relative to the agent file.",
+    ),
+    f(
+        "toolsets",
+        T::RefList("toolset"),
+        "The tools the agent can call.",
+    ),
+    f(
+        "sub_agents",
+        T::StringList,
+        "Agents `transfer_task` may delegate to.",
+    ),
+    f(
+        "handoffs",
+        T::StringList,
+        "Agents `handoff` may give the conversation to.",
+    ),
+    f(
+        "force_handoff",
+        T::String,
+        "The agent every natural stop hands off to.",
+    ),
+    f(
+        "max_iterations",
+        T::Integer,
+        "Model calls per run before asking to continue (0 = unlimited).",
+    ),
+    f(
+        "max_consecutive_tool_calls",
+        T::Integer,
+        "Identical consecutive tool batches before the loop detector stops the run (0 = 5).",
+    ),
+    f(
+        "num_history_items",
+        T::Integer,
+        "Send only this many recent messages (0 = all).",
+    ),
+    f(
+        "add_date",
+        T::Boolean,
+        "Shorthand: the `add_date` builtin on `turn_start`.",
+    ),
+    f(
+        "add_environment_info",
+        T::Boolean,
+        "Shorthand: the `add_environment_info` builtin on `session_start`.",
+    ),
+    f(
+        "add_prompt_files",
+        T::StringList,
+        "Shorthand: the `add_prompt_files` builtin on `turn_start` with these files.",
+    ),
+    f(
+        "redact_secrets",
+        T::Boolean,
+        "Shorthand: `redact_secrets` on pre_tool_use, before_llm_call and tool_response_transform.",
+    ),
+    f("hooks", T::Ref("hooks"), "Lifecycle hooks, per event."),
+];
+
+pub const TOOLSET_FIELDS: &[Field] = &[
+    f(
+        "type",
+        T::Enum(&["shell", "filesystem", "think", "todo"]),
+        "The toolset.",
+    ),
+    f(
+        "tools",
+        T::StringList,
+        "Expose only these tools of the set.",
+    ),
+    f(
+        "safer",
+        T::Boolean,
+        "Shell only: classify every command with `safer_shell` on the preempt lane.",
+    ),
+    f(
+        "instruction",
+        T::String,
+        "Extra system-prompt text for the toolset.",
+    ),
+    f(
+        "env",
+        T::StringMap,
+        "Shell only: environment variables for commands.",
+    ),
+];
+
+pub const MODEL_FIELDS: &[Field] = &[
+    f(
+        "provider",
+        T::String,
+        "`openai`, `anthropic`, `google`, `mistral`, `dmr`, `script`, or any name with `base_url`.",
+    ),
+    f(
+        "model",
+        T::String,
+        "The provider's model name (a script file for `script`).",
+    ),
+    f(
+        "base_url",
+        T::String,
+        "The API endpoint; wins over the environment.",
+    ),
+    f("max_tokens", T::Integer, "Maximum output tokens."),
+    f("temperature", T::Number, "Sampling temperature."),
+    f("top_p", T::Number, "Nucleus sampling."),
+    f(
+        "provider_opts",
+        T::Any,
+        "Provider options: `context_size`, `api` (responses | chat), timeouts, retries, `unload_api`.",
+    ),
+];
+
+pub const PERMISSIONS_FIELDS: &[Field] = &[
+    f("allow", T::StringList, "Patterns that run without asking."),
+    f("ask", T::StringList, "Patterns that always ask."),
+    f(
+        "deny",
+        T::StringList,
+        "Patterns that never run (checked first).",
+    ),
+];
+
+pub const MATCHER_FIELDS: &[Field] = &[
+    f(
+        "matcher",
+        T::String,
+        "A regex over the tool name, anchored (`^(?:…)$`); absent, `\"\"` or `*` match every tool.",
+    ),
+    f(
+        "hooks",
+        T::RefList("hook"),
+        "The hooks to run (at least one).",
+    ),
+    f(
+        "preempt_yolo",
+        T::Boolean,
+        "`pre_tool_use` only: run before `--yolo` and permission rules; any failure or block is a deny.",
+    ),
+];
+
+pub const HOOK_FIELDS: &[Field] = &[
+    f(
+        "type",
+        T::Enum(&["command", "builtin", "model", "http"]),
+        "What runs (required).",
+    ),
+    f(
+        "command",
+        T::String,
+        "`command`: shell text run with `$SHELL -c`; `builtin`: the builtin's name.",
+    ),
+    f(
+        "args",
+        T::ScalarList,
+        "Builtin parameters (part of the de-duplication key for every type).",
+    ),
+    f(
+        "timeout",
+        T::Integer,
+        "Seconds (default 60; 0 or less means the default).",
+    ),
+    f("name", T::String, "A display name for logs and notices."),
+    f(
+        "working_dir",
+        T::String,
+        "Where the hook runs; relative paths join the working directory.",
+    ),
+    f(
+        "env",
+        T::StringMap,
+        "Variables added to the hook's environment.",
+    ),
+    f(
+        "on_error",
+        T::Enum(&["warn", "ignore", "block"]),
+        "What a failing hook does on events that do not fail closed (default warn).",
+    ),
+    f(
+        "model",
+        T::String,
+        "`model`: `provider/model` or a `models:` name.",
+    ),
+    f(
+        "prompt",
+        T::String,
+        "`model`: a Go text/template over the hook Input.",
+    ),
+    f(
+        "schema",
+        T::Enum(&MODEL_HOOK_SCHEMAS),
+        "`model`: the reply shape (`pre_tool_use_decision`); absent = free text as context.",
+    ),
+    f(
+        "url",
+        T::String,
+        "`http`: the URL the Input is POSTed to (http or https).",
+    ),
+    f(
+        "headers",
+        T::StringMap,
+        "`http`: request headers; `${VAR}` only for variables in `allowed_env`.",
+    ),
+    f(
+        "allowed_env",
+        T::StringList,
+        "`http`: variables `headers` may expand.",
+    ),
+    f(
+        "async",
+        T::Boolean,
+        "Start and do not wait (observational events only).",
+    ),
+];
+
+fn field_schema(ty: FieldType, doc: &str) -> Value {
+    let mut v = match ty {
+        T::String => json!({"type": "string"}),
+        T::Integer => json!({"type": "integer"}),
+        T::Number => json!({"type": "number"}),
+        T::Boolean => json!({"type": "boolean"}),
+        T::Scalar => json!({"type": ["string", "number", "boolean"]}),
+        T::StringList => json!({"type": ["array", "null"], "items": {"type": "string"}}),
+        T::ScalarList => {
+            json!({"type": ["array", "null"], "items": {"type": ["string", "number", "boolean"]}})
+        }
+        T::StringMap => {
+            json!({"type": ["object", "null"], "additionalProperties": {"type": ["string", "number", "boolean"]}})
+        }
+        T::Any => json!({}),
+        T::Enum(values) => json!({"type": "string", "enum": values}),
+        T::Ref(name) => json!({"$ref": format!("#/$defs/{name}")}),
+        T::RefList(name) => {
+            json!({"type": ["array", "null"], "items": {"$ref": format!("#/$defs/{name}")}})
+        }
+        T::RefMap(name) => {
+            json!({"type": ["object", "null"], "additionalProperties": {"$ref": format!("#/$defs/{name}")}})
+        }
+    };
+    if let Value::Object(m) = &mut v {
+        m.insert("description".to_owned(), Value::String(doc.to_owned()));
+    }
+    v
+}
+
+fn object(fields: &[Field], required: &[&str]) -> Value {
+    let props: Map<String, Value> = fields
+        .iter()
+        .map(|f| (f.name.to_owned(), field_schema(f.ty, f.doc)))
+        .collect();
+    json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+}
+
+/// The JSON Schema (draft 2020-12) of agent files.
+pub fn agent_file_schema() -> Value {
+    let events: Map<String, Value> = HookEvent::ALL
+        .into_iter()
+        .map(|e| {
+            let item = if e.uses_matcher() {
+                "matcher_entry"
+            } else {
+                "hook"
+            };
+            let schema = json!({
+                "type": ["array", "null"],
+                "items": {"$ref": format!("#/$defs/{item}")},
+                "description": e.description(),
+            });
+            (e.wire_name().to_owned(), schema)
+        })
+        .collect();
+    let mut toolset = object(TOOLSET_FIELDS, &["type"]);
+    toolset["properties"]["tools"]["items"] = json!({
+        "type": "string",
+        "enum": ToolsetKind::ALL.iter().flat_map(|k| k.tool_names().iter().copied()).collect::<Vec<_>>(),
+    });
+    let mut model = object(MODEL_FIELDS, &["provider", "model"]);
+    model["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS);
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://tether.dev/schema/agent-file.json",
+        "title": "Tether agent file",
+        "description": "An agent file (docker-agent's format): agents, models, permissions and lifecycle hooks.",
+        "type": "object",
+        "properties": object(FILE_FIELDS, &[])["properties"].clone(),
+        "required": ["agents"],
+        "additionalProperties": false,
+        "$defs": {
+            "agent": object(AGENT_FIELDS, &[]),
+            "toolset": toolset,
+            "model": model,
+            "permissions": object(PERMISSIONS_FIELDS, &[]),
+            "hooks": {"type": ["object", "null"], "properties": events, "additionalProperties": false},
+            "matcher_entry": object(MATCHER_FIELDS, &["hooks"]),
+            "hook": object(HOOK_FIELDS, &["type"]),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::load_str;
+
+    /// The keys the strict loader accepts where `yaml` has an unknown key `zzz`.
+    fn accepted_keys(yaml: &str) -> Vec<String> {
+        let err = load_str(yaml, "a.yaml", std::path::Path::new("."))
+            .unwrap_err()
+            .to_string();
+        let list = err
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{err}"))
+            .lines()
+            .next()
+            .unwrap();
+        let mut keys: Vec<String> = list.split(", ").map(|k| k.trim().to_owned()).collect();
+        keys.sort();
+        keys
+    }
+
+    fn names(fields: &[Field]) -> Vec<String> {
+        let mut n: Vec<String> = fields.iter().map(|f| f.name.to_owned()).collect();
+        n.sort();
+        n
+    }
+
+    #[test]
+    fn every_table_matches_what_the_loader_accepts() {
+        let cases: [(&str, &[Field]); 7] = [
+            ("zzz: 1\nagents:\n  root: {}\n", FILE_FIELDS),
+            ("agents:\n  root:\n    zzz: 1\n", AGENT_FIELDS),
+            (
+                "agents:\n  root:\n    toolsets:\n      - zzz: 1\n",
+                TOOLSET_FIELDS,
+            ),
+            (
+                "models:\n  m:\n    zzz: 1\nagents:\n  root: {}\n",
+                MODEL_FIELDS,
+            ),
+            (
+                "permissions:\n  zzz: []\nagents:\n  root: {}\n",
+                PERMISSIONS_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - zzz: 1\n",
+                MATCHER_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    hooks:\n      stop:\n        - zzz: 1\n",
+                HOOK_FIELDS,
+            ),
+        ];
+        for (yaml, fields) in cases {
+            assert_eq!(accepted_keys(yaml), names(fields), "{yaml}");
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_every_event() {
+        let schema = agent_file_schema();
+        let events = schema["$defs"]["hooks"]["properties"].as_object().unwrap();
+        assert_eq!(events.len(), 26);
+        assert_eq!(
+            events["pre_tool_use"]["items"]["$ref"],
+            "#/$defs/matcher_entry"
+        );
+        assert_eq!(events["stop"]["items"]["$ref"], "#/$defs/hook");
+    }
+}
