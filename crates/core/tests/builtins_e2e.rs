@@ -106,6 +106,13 @@ fn user(text: &str) -> (String, String) {
     ("user".to_owned(), text.to_owned())
 }
 
+/// The shell toolset's own instructions: invariant, sent after the agent's instruction.
+fn shell_prompt(h: &Harness) -> (String, String) {
+    let m = h.sent(0)[1].clone();
+    assert!(m.1.starts_with("## Shell Tools"), "{m:?}");
+    m
+}
+
 /// The system messages of request `i`.
 fn systems(h: &Harness, i: usize) -> Vec<(String, String)> {
     h.sent(i)
@@ -181,13 +188,22 @@ async fn turn_start_builtins_reach_each_call_as_a_transient_system_message() {
         .join("\n")
     };
     let first = turn("## main\n M tracked.txt");
+    let tools = shell_prompt(&h);
     assert_eq!(
         h.sent(0),
-        [system(INSTRUCTION), system(&first), user("hello")]
+        [
+            system(INSTRUCTION),
+            tools.clone(),
+            system(&first),
+            user("hello")
+        ]
     );
     // Recomputed for the second call (the tool created a file) and never persisted.
     let second = turn("## main\n M tracked.txt\n?? new.txt");
-    assert_eq!(systems(&h, 1), [system(INSTRUCTION), system(&second)]);
+    assert_eq!(
+        systems(&h, 1),
+        [system(INSTRUCTION), tools, system(&second)]
+    );
     assert_eq!(h.session.session_context, "");
     assert!(h.session.messages.iter().all(|m| m.role != Role::System));
 }
@@ -239,12 +255,21 @@ async fn session_start_builtins_become_the_persisted_context_of_every_call() {
         format!("Recent commits:\n\n{log}"),
     ]
     .join("\n");
+    let tools = shell_prompt(&h);
     assert_eq!(
         h.sent(0),
-        [system(INSTRUCTION), system(&context), user("hello")]
+        [
+            system(INSTRUCTION),
+            tools.clone(),
+            system(&context),
+            user("hello")
+        ]
     );
     // Computed once: the second call still lists the directory as it was at session start.
-    assert_eq!(systems(&h, 1), [system(INSTRUCTION), system(&context)]);
+    assert_eq!(
+        systems(&h, 1),
+        [system(INSTRUCTION), tools, system(&context)]
+    );
     assert_eq!(h.session.session_context, context);
 }
 
@@ -341,7 +366,10 @@ async fn redact_secrets_keeps_a_secret_from_the_model_the_session_and_post_tool_
             "request {i} carries the token"
         );
     }
-    assert_eq!(h.sent(0)[1], user("my token is [REDACTED], keep it safe"));
+    assert_eq!(
+        h.sent(0).last().unwrap(),
+        &user("my token is [REDACTED], keep it safe")
+    );
     let results = tool_results(&h, 1);
     assert_eq!(
         results[0].1, "[REDACTED]\n",
@@ -413,11 +441,6 @@ async fn safer_shell_forces_a_confirmation_under_yolo_with_the_blast_radius() {
     let asked = h.user.asked.lock().unwrap();
     let metadata: Vec<BTreeMap<String, String>> =
         asked.iter().map(|a| a.metadata.clone().unwrap()).collect();
-    let reason = metadata[0]["reason"].clone();
-    assert!(
-        reason.starts_with("Command matches destructive operation: "),
-        "{reason}"
-    );
     let unknown = "Shell command requires safer-mode confirmation.";
     let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
         pairs
@@ -429,9 +452,12 @@ async fn safer_shell_forces_a_confirmation_under_yolo_with_the_blast_radius() {
         metadata,
         [
             map(&[
-                ("blast_radius", "high"),
+                ("blast_radius", "medium"),
                 ("category", "fs-delete"),
-                ("reason", &reason)
+                (
+                    "reason",
+                    "Command matches destructive operation: recursive delete of `build`"
+                )
             ]),
             map(&[("blast_radius", "unknown"), ("reason", unknown)]),
         ]

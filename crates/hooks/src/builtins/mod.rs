@@ -9,10 +9,13 @@ mod add_environment_info;
 mod add_git;
 mod add_prompt_files;
 mod add_user_info;
+mod http_post;
 mod limit_large_tool_results;
 mod max_iterations;
 mod redact_secrets;
 mod safer_shell;
+mod snapshot;
+mod unload;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -27,14 +30,18 @@ pub use add_environment_info::AddEnvironmentInfo;
 pub use add_git::{AddGitDiff, AddGitStatus, AddRecentCommits};
 pub use add_prompt_files::AddPromptFiles;
 pub use add_user_info::AddUserInfo;
+pub use http_post::{ALLOW_PRIVATE_ENV, HttpPost, SCHEME_ERROR};
 pub use limit_large_tool_results::{LIMIT_BYTES, LIMIT_LINES, LimitLargeToolResults};
 pub use max_iterations::MaxIterations;
 pub use redact_secrets::RedactSecrets;
 pub use safer_shell::SaferShell;
+pub use snapshot::{Checkpoint, MAX_CHECKPOINTS, MAX_NEW_FILE_BYTES, Snapshot, UndoReport};
+pub use unload::Unload;
 
 use crate::registry::{BuiltinCall, Registry};
 
-/// Registers every builtin that needs no runtime state.
+/// Registers every builtin; `snapshot` starts with no sessions (an embedder offering `/undo`
+/// registers its own [`Snapshot`] over this one and keeps a handle to it).
 pub fn register_defaults(registry: &mut Registry) {
     registry.register(Arc::new(AddDate));
     registry.register(Arc::new(AddEnvironmentInfo));
@@ -48,6 +55,10 @@ pub fn register_defaults(registry: &mut Registry) {
     registry.register(Arc::new(LimitLargeToolResults::default()));
     registry.register(Arc::new(RedactSecrets));
     registry.register(Arc::new(SaferShell));
+    registry.register(Arc::new(HttpPost));
+    registry.register(Arc::new(Unload));
+    // Always registered (DECISIONS X17); only its injection depends on `settings.snapshot`.
+    registry.register(Arc::new(Snapshot::new()));
 }
 
 /// `additional_context` for the dispatching event, or nothing for empty text.
