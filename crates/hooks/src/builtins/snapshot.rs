@@ -223,9 +223,16 @@ impl Snapshot {
                 .await
                 .map(drop);
         }
-        if event == HookEvent::PostToolUse
-            && !lock(&state).tool_trees.contains_key(&input.tool_use_id)
-        {
+        // Nothing remembered to compare with: skip the capture.
+        let remembered = {
+            let s = lock(&state);
+            match event {
+                HookEvent::PostToolUse => s.tool_trees.contains_key(&input.tool_use_id),
+                HookEvent::TurnEnd => s.turn_tree.is_some(),
+                _ => true,
+            }
+        };
+        if !remembered {
             return Ok(());
         }
         let tree = capture(&git, &shadow, cancel).await?;

@@ -180,8 +180,11 @@ async fn a_turn_that_changes_files_leaves_one_checkpoint_with_the_changed_paths(
 }
 
 #[tokio::test]
-async fn a_turn_without_changes_leaves_no_checkpoint() {
+async fn a_turn_without_changes_or_without_a_start_leaves_no_checkpoint() {
     let f = Fixture::new().await;
+    f.fire(HookEvent::SessionStart, "").await;
+    f.write("a.txt", "before any turn\n");
+    f.fire(HookEvent::TurnEnd, "").await;
     f.fire(HookEvent::TurnStart, "").await;
     f.fire(HookEvent::TurnEnd, "").await;
     f.fire(HookEvent::TurnStart, "").await;
