@@ -98,7 +98,7 @@ impl Runtime {
     }
 
     /// Compacts the session; `true` if it was compacted.
-
+    ///
     /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
     pub fn compact<'a>(
         &'a self,

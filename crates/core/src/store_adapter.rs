@@ -49,11 +49,11 @@ impl SessionStore for Store {
             extra: Some(json!({ "instruction": session.instruction })),
             ..SessionUpdate::default()
         };
-        Store::update(self, &session.id, &update).map_err(|e| e.to_string())
+        Self::update(self, &session.id, &update).map_err(|e| e.to_string())
     }
 
     fn replace_messages(&self, session_id: &str, messages: &[Message]) -> Result<(), String> {
-        Store::replace_messages(self, session_id, messages).map_err(|e| e.to_string())
+        Self::replace_messages(self, session_id, messages).map_err(|e| e.to_string())
     }
 
     fn record_usage(
@@ -63,7 +63,7 @@ impl SessionStore for Store {
         usage: &Usage,
         cost: Option<f64>,
     ) -> Result<(), String> {
-        Store::record_usage(
+        Self::record_usage(
             self,
             session_id,
             &UsageRecord {
