@@ -171,7 +171,7 @@ impl Runtime {
         child.parent_id = Some(parent.id.clone());
         child.instruction = Some(task_instruction(task, expected_output));
         child.tools_approved = parent.tools_approved;
-        self.persist_new(&child, None);
+        self.persist_new(&mut child, None);
         self.start_session(&mut child, "startup", cancel).await;
         self.record(&mut child, Message::user(PROCEED));
         let outcome = self.run_child(&mut child, cancel).await;

@@ -1,6 +1,8 @@
 //! Where sessions are kept. The runtime records every message before it moves on; a store
 //! failure is reported once per session and the run goes on in memory, so nothing already
-//! stored is lost and the user knows what was not.
+//! stored is lost and the user knows what was not. After a failure nothing more of that session
+//! is written: what is stored stays a prefix of the conversation, never one with a hole (an
+//! answer without the prompt it answers).
 
 use std::sync::Arc;
 
@@ -50,6 +52,11 @@ impl Runtime {
         self.store.as_ref()
     }
 
+    /// The store, unless writing this session already failed.
+    fn store_for(&self, session: &Session) -> Option<&Arc<dyn SessionStore>> {
+        self.store().filter(|_| !session.store_failed)
+    }
+
     fn store_failed(&self, session: &mut Session, error: &str) {
         if !session.store_failed {
             session.store_failed = true;
@@ -65,7 +72,7 @@ impl Runtime {
 
     /// Appends a message to the session and to the store.
     pub(crate) fn record(&self, session: &mut Session, message: Message) {
-        if let Some(store) = self.store()
+        if let Some(store) = self.store_for(session)
             && let Err(e) = store.append(&session.id, &message)
         {
             self.store_failed(session, &e);
@@ -79,7 +86,7 @@ impl Runtime {
 
     /// Saves the session's metadata.
     pub(crate) fn persist_meta(&self, session: &mut Session) {
-        if let Some(store) = self.store()
+        if let Some(store) = self.store_for(session)
             && let Err(e) = store.update(session)
         {
             self.store_failed(session, &e);
@@ -87,14 +94,16 @@ impl Runtime {
     }
 
     /// Creates a new session in the store.
-    pub(crate) fn persist_new(&self, session: &Session, first_prompt: Option<&str>) {
-        if let Some(store) = self.store() {
-            // A failure here resurfaces on the first append, with the session to flag.
-            let _ = store.create(
+    pub(crate) fn persist_new(&self, session: &mut Session, first_prompt: Option<&str>) {
+        // Reported here: later writes would only say that the session does not exist.
+        if let Some(store) = self.store_for(session)
+            && let Err(e) = store.create(
                 session,
                 &self.working_dir.display().to_string(),
                 first_prompt,
-            );
+            )
+        {
+            self.store_failed(session, &e);
         }
     }
 
@@ -105,7 +114,7 @@ impl Runtime {
         usage: &Usage,
         cost: Option<f64>,
     ) {
-        if let Some(store) = self.store()
+        if let Some(store) = self.store_for(session)
             && let Err(e) = store.record_usage(&session.id, model_id, usage, cost)
         {
             self.store_failed(session, &e);
@@ -113,7 +122,7 @@ impl Runtime {
     }
 
     pub(crate) fn persist_history(&self, session: &mut Session) {
-        if let Some(store) = self.store()
+        if let Some(store) = self.store_for(session)
             && let Err(e) = store.replace_messages(&session.id, &session.messages)
         {
             self.store_failed(session, &e);
