@@ -289,7 +289,7 @@ enum Block {
     },
 }
 
-struct AnthropicDecoder {
+pub(crate) struct AnthropicDecoder {
     provider: String,
     schema_tool: Option<String>,
     blocks: Vec<(usize, Block)>,
@@ -299,7 +299,7 @@ struct AnthropicDecoder {
 }
 
 impl AnthropicDecoder {
-    fn new(provider: &str, schema_tool: Option<String>) -> Self {
+    pub(crate) fn new(provider: &str, schema_tool: Option<String>) -> Self {
         Self {
             provider: provider.to_owned(),
             schema_tool,

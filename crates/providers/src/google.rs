@@ -317,7 +317,7 @@ struct ErrorWire {
     message: String,
 }
 
-struct GeminiDecoder {
+pub(crate) struct GeminiDecoder {
     provider: String,
     text: String,
     reasoning: String,
@@ -328,7 +328,7 @@ struct GeminiDecoder {
 }
 
 impl GeminiDecoder {
-    fn new(provider: &str) -> Self {
+    pub(crate) fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
             text: String::new(),

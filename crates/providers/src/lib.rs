@@ -15,6 +15,8 @@
 mod anthropic;
 pub mod catalogue;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 mod google;
 mod http;
 mod openai;

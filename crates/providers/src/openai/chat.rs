@@ -186,7 +186,7 @@ struct PartialCall {
     announced: bool,
 }
 
-pub(super) struct ChatDecoder {
+pub(crate) struct ChatDecoder {
     provider: String,
     text: String,
     reasoning: String,
@@ -196,7 +196,7 @@ pub(super) struct ChatDecoder {
 }
 
 impl ChatDecoder {
-    pub(super) fn new(provider: &str) -> Self {
+    pub(crate) fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
             text: String::new(),

@@ -4,8 +4,8 @@
 //! the Responses API (`responses.rs`) for the reasoning families that need it. The choice is
 //! made once, at build time, from the model name or `provider_opts.api`.
 
-mod chat;
-mod responses;
+pub(crate) mod chat;
+pub(crate) mod responses;
 
 use futures::future::BoxFuture;
 

@@ -178,7 +178,7 @@ struct PartialCall {
     arguments: String,
 }
 
-pub(super) struct ResponsesDecoder {
+pub(crate) struct ResponsesDecoder {
     provider: String,
     text: String,
     reasoning: String,
@@ -189,7 +189,7 @@ pub(super) struct ResponsesDecoder {
 }
 
 impl ResponsesDecoder {
-    pub(super) fn new(provider: &str) -> Self {
+    pub(crate) fn new(provider: &str) -> Self {
         Self {
             provider: provider.to_owned(),
             text: String::new(),
