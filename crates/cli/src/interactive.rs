@@ -158,13 +158,17 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         extensions: AtomicU32::new(0),
     });
     let interaction: Arc<dyn Interaction> = asker.clone();
+    #[cfg(feature = "otel")]
+    let (telemetry, sink, observers) = crate::telemetry::install(sink);
+    #[cfg(not(feature = "otel"))]
+    let observers = Vec::new();
     let first_prompt = Some(args.prompt.join(" ")).filter(|p| !p.trim().is_empty());
     let Prepared {
         runtime,
         mut session,
         resumed,
         worktree,
-    } = prepare(&args, sink, interaction, first_prompt.as_deref()).await?;
+    } = prepare(&args, sink, observers, interaction, first_prompt.as_deref()).await?;
     let mut lines = spawn_input(&console, terminal);
     let ended = CancellationToken::new();
     watch_sigterm(ended.clone());
@@ -233,6 +237,8 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     };
     runtime.end_session(&session, reason).await;
     console.finish();
+    #[cfg(feature = "otel")]
+    crate::telemetry::shutdown(telemetry).await;
     if let Some(wt) = &worktree {
         let remove = if crate::worktree::is_dirty(wt).await {
             console.note(&format!(

@@ -11,6 +11,8 @@ mod interactive;
 mod out;
 mod programs;
 mod render;
+#[cfg(feature = "otel")]
+mod telemetry;
 mod worktree;
 
 use std::process::ExitCode;

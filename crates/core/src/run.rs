@@ -293,6 +293,12 @@ impl Runtime {
                 Err(reason) => return stop(reason),
             }
             state.iterations += 1;
+            self.emit(
+                &session.id,
+                RuntimeEvent::TurnStarted {
+                    iteration: state.iterations,
+                },
+            );
             let (turn_end, next) = self.turn(&agent, session, &mut state, cancel).await;
             let mut input = self.input(&agent, &session.id);
             turn_end.clone_into(&mut input.reason);
@@ -304,6 +310,12 @@ impl Runtime {
                 &CancellationToken::new(),
             )
             .await;
+            self.emit(
+                &session.id,
+                RuntimeEvent::TurnEnded {
+                    reason: turn_end.to_owned(),
+                },
+            );
             self.persist_meta(session);
             match next {
                 Next::Continue => {}

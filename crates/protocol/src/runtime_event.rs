@@ -43,6 +43,16 @@ pub enum RuntimeEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
     },
+    /// A turn begins: one model call and the tools it asks for. `iteration` counts the run's
+    /// model calls from 1 (the `iteration` of `before_llm_call`).
+    TurnStarted {
+        iteration: u32,
+    },
+    /// The turn is over, its `turn_end` hooks included; `reason` is the one they got
+    /// (`normal`, `continue`, `hook_blocked`, `canceled`, …).
+    TurnEnded {
+        reason: String,
+    },
     /// The model is being called (for spinners).
     ModelCallStarted {
         agent: String,
@@ -109,6 +119,8 @@ impl RuntimeEvent {
             Self::AgentTextDelta { .. } => "agent_text_delta",
             Self::ReasoningDelta { .. } => "reasoning_delta",
             Self::AgentMessage { .. } => "agent_message",
+            Self::TurnStarted { .. } => "turn_started",
+            Self::TurnEnded { .. } => "turn_ended",
             Self::ModelCallStarted { .. } => "model_call_started",
             Self::ToolCall { .. } => "tool_call",
             Self::ToolConfirmation { .. } => "tool_confirmation",
@@ -140,5 +152,27 @@ mod tests {
             serde_json::json!({"type": "tool_response", "id": "call_1", "name": "shell", "response": "ok", "is_error": false})
         );
         assert_eq!(e.kind(), "tool_response");
+    }
+
+    #[test]
+    fn turn_events_serialize_with_a_type_tag() {
+        let started = RuntimeEvent::TurnStarted { iteration: 2 };
+        let ended = RuntimeEvent::TurnEnded {
+            reason: "continue".into(),
+        };
+        assert_eq!(
+            (
+                serde_json::to_value(&started).unwrap(),
+                serde_json::to_value(&ended).unwrap(),
+            ),
+            (
+                serde_json::json!({"type": "turn_started", "iteration": 2}),
+                serde_json::json!({"type": "turn_ended", "reason": "continue"}),
+            )
+        );
+        assert_eq!(
+            (started.kind(), ended.kind()),
+            ("turn_started", "turn_ended")
+        );
     }
 }

@@ -88,18 +88,24 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         Arc::new(ExecSink::new(args.hide_tool_calls))
     };
     let interaction: Arc<dyn Interaction> = Arc::new(PromptInteraction::new(!args.json, args.yolo));
+    #[cfg(feature = "otel")]
+    let (telemetry, sink, observers) = crate::telemetry::install(sink);
+    #[cfg(not(feature = "otel"))]
+    let observers = Vec::new();
     let Prepared {
         runtime,
         mut session,
         resumed,
         ..
-    } = prepare(&args, sink, interaction, Some(&prompt)).await?;
+    } = prepare(&args, sink, observers, interaction, Some(&prompt)).await?;
     let cancel = CancellationToken::new();
     cancel_on_signals(cancel.clone());
     let source = if resumed { "resume" } else { "startup" };
     runtime.start_session(&mut session, source, &cancel).await;
     let outcome = runtime.run(&mut session, Some(prompt), &cancel).await;
     runtime.end_session(&session, "other").await;
+    #[cfg(feature = "otel")]
+    crate::telemetry::shutdown(telemetry).await;
     if session.store_failed && outcome.reason == StopReason::Normal {
         return Ok(status::RUNTIME);
     }
@@ -120,6 +126,7 @@ pub(crate) struct Prepared {
 pub(crate) async fn prepare(
     args: &RunArgs,
     sink: Arc<dyn EventSink>,
+    observers: Vec<Arc<dyn HookObserver>>,
     interaction: Arc<dyn Interaction>,
     first_prompt: Option<&str>,
 ) -> anyhow::Result<Prepared> {
@@ -169,6 +176,7 @@ pub(crate) async fn prepare(
         dir,
         Some(session_store),
         sink,
+        observers,
         interaction,
         false,
     )?;
@@ -234,6 +242,7 @@ pub(crate) fn build(
     working_dir: PathBuf,
     store: Option<Arc<dyn tether_core::SessionStore>>,
     sink: Arc<dyn EventSink>,
+    observers: Vec<Arc<dyn HookObserver>>,
     interaction: Arc<dyn Interaction>,
     non_interactive: bool,
 ) -> anyhow::Result<tether_core::Runtime> {
@@ -252,6 +261,7 @@ pub(crate) fn build(
     opts.yolo = args.yolo;
     opts.non_interactive = non_interactive;
     opts.shell = Shell::from_env();
+    opts.observers.extend(observers);
     if let Some(path) = &args.hook_log {
         let log = HookLog::open(path)
             .map_err(|e| user_error(format!("cannot open `{}`: {e}", path.display())))?;

@@ -23,6 +23,13 @@ pub(crate) fn line(session_id: &str, event: &RuntimeEvent) -> String {
 
 impl EventSink for JsonSink {
     fn emit(&self, session_id: &str, event: RuntimeEvent) {
+        // Turn boundaries exist for telemetry; the documented `--json` stream is unchanged.
+        if matches!(
+            event,
+            RuntimeEvent::TurnStarted { .. } | RuntimeEvent::TurnEnded { .. }
+        ) {
+            return;
+        }
         let mut text = line(session_id, &event);
         text.push('\n');
         let mut o = std::io::stdout().lock();
