@@ -25,6 +25,8 @@
 //! `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`.
 //! Telemetry never fails a run: a bad setting or an unreachable collector is a warning.
 
+#[path = "telemetry_events.rs"]
+mod events;
 #[path = "telemetry_spans.rs"]
 mod spans;
 
@@ -40,7 +42,8 @@ use tether_hooks::{HookObserver, HookRun};
 use tether_protocol::{HookEvent, Lane, RuntimeEvent};
 use tokio::sync::{mpsc, oneshot};
 
-use self::spans::{HookDone, HookKey, Observed, Tracker};
+use self::events::{HookDone, HookKey, Observed};
+use self::spans::Tracker;
 
 const TRACES_ENDPOINT: &str = opentelemetry_otlp::OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 const ENDPOINT: &str = opentelemetry_otlp::OTEL_EXPORTER_OTLP_ENDPOINT;

@@ -64,10 +64,12 @@ async fn receiver() -> (String, Received) {
     (format!("http://{addr}"), received)
 }
 
-/// Writes the agent and its script into `dir`.
+/// Writes the agent and its script into `dir`. Its `pre_tool_use` hook saves its Input to
+/// `pre.json`; `on_user_input` (interactive sessions) appends a line to `waiting`.
 fn agent(dir: &Path, script: &str) {
     std::fs::write(dir.join("s.yaml"), script).unwrap();
     let pre = dir.join("pre.json");
+    let waiting = dir.join("waiting");
     std::fs::write(
         dir.join("agent.yaml"),
         format!(
@@ -86,8 +88,11 @@ fn agent(dir: &Path, script: &str) {
         - matcher: shell
           hooks:
             - {{type: command, name: audit, command: 'cat > /dev/null; exit 1'}}
+      on_user_input:
+        - {{type: command, name: waiting, command: 'cat > /dev/null; echo x >> {waiting}'}}
 "#,
-            pre = pre.display()
+            pre = pre.display(),
+            waiting = waiting.display()
         ),
     )
     .unwrap();
@@ -95,6 +100,11 @@ fn agent(dir: &Path, script: &str) {
 
 /// `tether run agent.yaml --exec PROMPT` in `dir` with `env` (every other `OTEL_*` removed).
 fn tether(dir: &Path, env: &[(&str, &str)], prompt: &str) -> std::process::Command {
+    tether_with(dir, env, &["run", "agent.yaml", "--exec", prompt])
+}
+
+/// `tether ARGS…` in `dir` with `env` (every other `OTEL_*` removed).
+fn tether_with(dir: &Path, env: &[(&str, &str)], args: &[&str]) -> std::process::Command {
     #[expect(
         clippy::disallowed_methods,
         reason = "the Ctrl-C test needs the child's pid to signal it"
@@ -107,7 +117,7 @@ fn tether(dir: &Path, env: &[(&str, &str)], prompt: &str) -> std::process::Comma
         .env("SHELL", "/bin/bash")
         // No `--yolo`: it would skip the default-lane `pre_tool_use` hook, whose `allow` runs
         // the call.
-        .args(["run", "agent.yaml", "--exec", prompt]);
+        .args(args);
     for (key, _) in std::env::vars() {
         if key.starts_with("OTEL_") {
             cmd.env_remove(key);
@@ -380,15 +390,16 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     }
 }
 
-fn wait_for(path: &Path) {
+/// Waits until `path` has at least `lines` lines.
+fn wait_for(path: &Path, lines: usize) {
     let start = Instant::now();
     while start.elapsed() < Duration::from_secs(20) {
-        if std::fs::read_to_string(path).is_ok_and(|t| !t.trim().is_empty()) {
+        if std::fs::read_to_string(path).is_ok_and(|t| t.lines().count() >= lines) {
             return;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    panic!("{} never appeared", path.display());
+    panic!("{} never had {lines} lines", path.display());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -417,7 +428,7 @@ async fn otel_spans_are_flushed_after_ctrl_c_to_the_traces_endpoint() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-        wait_for(&started);
+        wait_for(&started, 1);
         let pid = Pid::from_raw(i32::try_from(child.id()).unwrap()).unwrap();
         kill_process(pid, Signal::INT).unwrap();
         child.wait_with_output().unwrap()
@@ -498,5 +509,74 @@ async fn otel_exit_waits_a_bounded_time_for_a_stalled_collector() {
     assert!(
         warning.contains(&format!("`{base}/v1/traces`")),
         "no telemetry warning naming the endpoint in {stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn otel_interactive_session_exports_its_turns_at_exit() {
+    use std::io::Write;
+
+    let (base, received) = receiver().await;
+    let dir = TempDir::new().unwrap();
+    agent(dir.path(), TWO_TURNS);
+    let cwd = dir.path().to_owned();
+    let out = tokio::task::spawn_blocking(move || {
+        let mut child = tether_with(
+            &cwd,
+            &[("OTEL_EXPORTER_OTLP_ENDPOINT", &base)],
+            &["run", "agent.yaml"],
+        )
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // A line typed while the agent works steers or cancels it: type only when it waits.
+        let waiting = cwd.join("waiting");
+        wait_for(&waiting, 1);
+        stdin.write_all(b"go\n").unwrap();
+        wait_for(&waiting, 2);
+        stdin.write_all(b"/exit\n").unwrap();
+        child.wait_with_output().unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (spans, _) = spans(&received, "/v1/traces");
+    let summary: Vec<(String, String, Value)> = spans
+        .iter()
+        .filter(|s| !s.name.starts_with("hook") || s.name == "hook on_user_input")
+        .map(|s| {
+            let a = attrs(&s.attributes);
+            let detail = [
+                "tether.session.end_reason",
+                "tether.turn.reason",
+                "tether.hook.name",
+            ]
+            .iter()
+            .find_map(|k| a.get(*k).cloned())
+            .unwrap_or(Value::Null);
+            (s.name.clone(), parent_name(&spans, s), detail)
+        })
+        .collect();
+    let row = |a: &str, b: &str, c: Value| (a.to_owned(), b.to_owned(), c);
+    assert_eq!(
+        summary,
+        [
+            row("session", "(root)", json!("prompt_input_exit")),
+            row("hook on_user_input", "session", json!("waiting")),
+            row("turn", "session", json!("continue")),
+            row("model_call script/s.yaml", "turn", Value::Null),
+            row("tool_call shell", "turn", Value::Null),
+            row("turn", "session", json!("normal")),
+            row("model_call script/s.yaml", "turn", Value::Null),
+            row("hook on_user_input", "session", json!("waiting")),
+        ]
     );
 }
