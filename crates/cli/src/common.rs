@@ -64,12 +64,21 @@ pub(crate) fn pick_agent<'a>(file: &'a AgentFile, name: Option<&str>) -> anyhow:
 /// model hooks through the providers (names resolved against `file`'s `models:`, keys from
 /// the environment, clients built on first use).
 pub(crate) fn registry(file: Option<&AgentFile>) -> Registry {
+    registry_with_snapshots(file).0
+}
+
+/// The registry, with a handle on its `snapshot` builtin for `/undo` and `/snapshots`.
+pub(crate) fn registry_with_snapshots(
+    file: Option<&AgentFile>,
+) -> (Registry, Arc<tether_hooks::builtins::Snapshot>) {
     let mut registry = tether_hooks::default_registry(Shell::from_env());
     registry.set_model_runner(Arc::new(tether_core::ProviderModelRunner::new(
         file,
         Arc::new(tether_providers::ProcessEnv),
     )));
-    registry
+    let snapshots = Arc::new(tether_hooks::builtins::Snapshot::new());
+    registry.register(snapshots.clone());
+    (registry, snapshots)
 }
 
 pub(crate) fn effective(

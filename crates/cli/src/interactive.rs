@@ -26,6 +26,8 @@ const HELP: &str = "commands:
   /compact [TEXT]    summarize the conversation (TEXT steers the summary)
   /clear             start a fresh session
   /followup TEXT     queue a message for the end of the current turn
+  /snapshots         the undo checkpoints of this session (needs the snapshot hook)
+  /undo              restore the files as they were before the latest checkpoint
   /sessions          stored sessions, most recent first
   /exit              end the session (also Ctrl-D)
 anything else is a prompt; typed while the agent works, it steers it. Ctrl-C cancels the turn";
@@ -168,6 +170,7 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         mut session,
         resumed,
         worktree,
+        snapshots,
     } = prepare(&args, sink, observers, interaction, first_prompt.as_deref()).await?;
     let mut lines = spawn_input(&console, terminal);
     let ended = CancellationToken::new();
@@ -206,6 +209,11 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
             "/followup" if !rest.trim().is_empty() => match runtime.follow_up(rest.trim()) {
                 Ok(()) => console.note("follow-up queued"),
                 Err(e) => console.note(&e.to_string()),
+            },
+            "/snapshots" => console.note(&snapshot_listing(&snapshots, &session.id)),
+            "/undo" => match snapshots.undo(&session.id).await {
+                Ok(report) => console.note(&undo_text(&report)),
+                Err(e) => console.note(&format!("cannot undo: {e}")),
             },
             "/compact" => {
                 let extra = Some(rest.trim().to_owned()).filter(|r| !r.is_empty());
@@ -384,4 +392,54 @@ fn sessions_listing(args: &RunArgs) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn snapshot_listing(snapshots: &tether_hooks::builtins::Snapshot, session_id: &str) -> String {
+    let checkpoints = snapshots.checkpoints(session_id);
+    if checkpoints.is_empty() {
+        let why = snapshots.last_error(session_id).map_or_else(
+            || " (enable them with `settings.snapshot: true` in the user config)".to_owned(),
+            |e| format!(" (the last capture failed: {e})"),
+        );
+        return format!("no checkpoints{why}");
+    }
+    checkpoints
+        .iter()
+        .rev()
+        .map(|c| {
+            let files = c
+                .files
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let more = if c.files.len() > 5 {
+                format!(" and {} more", c.files.len() - 5)
+            } else {
+                String::new()
+            };
+            format!(
+                "#{}  {}  {}  {files}{more}",
+                c.id,
+                c.when.strftime("%H:%M:%S"),
+                c.label
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn undo_text(report: &tether_hooks::builtins::UndoReport) -> String {
+    let mut text = format!(
+        "undid #{} ({})",
+        report.checkpoint.id, report.checkpoint.label
+    );
+    if !report.restored.is_empty() {
+        text.push_str(&format!("; restored {}", report.restored.join(", ")));
+    }
+    if !report.removed.is_empty() {
+        text.push_str(&format!("; removed {}", report.removed.join(", ")));
+    }
+    text
 }

@@ -131,3 +131,90 @@ fn an_interactive_session_in_tmux() {
     let end: serde_json::Value = serde_json::from_str(&wait_file(&ended)).unwrap();
     assert_eq!(end["reason"], "prompt_input_exit");
 }
+
+#[test]
+fn snapshots_and_undo_in_tmux() {
+    let dir = TempDir::new().unwrap();
+    let repo = dir.path().join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(&repo)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@e")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@e")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("keep.txt"), "original\n").unwrap();
+    std::fs::write(
+        repo.join("s.yaml"),
+        "rules:\n  - match: '^Run: (?P<c>.+)$'\n    reply:\n      tool_calls: [{name: shell, arguments: {cmd: '${c}'}}]\nafter_tool: {text: 'ran it'}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("agent.yaml"),
+        "agents:\n  root:\n    model: script/s.yaml\n    toolsets: [{type: shell}]\n",
+    )
+    .unwrap();
+    git(&["add", "."]);
+    git(&["commit", "-qm", "init"]);
+    std::fs::create_dir_all(dir.path().join("config/tether")).unwrap();
+    std::fs::write(
+        dir.path().join("config/tether/config.yaml"),
+        "settings:\n  snapshot: true\n",
+    )
+    .unwrap();
+
+    let bin = assert_cmd::cargo::cargo_bin("tether");
+    let tmux = Tmux {
+        socket: format!("tether-undo-{}", std::process::id()),
+    };
+    let command = format!(
+        "cd {} && env TETHER_HOME={} XDG_CONFIG_HOME={} SHELL=/bin/bash TERM=xterm {} run agent.yaml --yolo",
+        repo.display(),
+        dir.path().join("home").display(),
+        dir.path().join("config").display(),
+        bin.display()
+    );
+    tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "160",
+        "-y",
+        "50",
+        &command,
+    ]);
+    tmux.wait_for("/help for commands");
+    tmux.send("Run: echo changed > keep.txt; echo new > added.txt");
+    tmux.wait_for("ran it");
+    assert_eq!(
+        std::fs::read_to_string(repo.join("keep.txt")).unwrap(),
+        "changed\n"
+    );
+    tmux.send("/snapshots");
+    tmux.wait_for("#1 ");
+    tmux.send("/undo");
+    let screen = tmux.wait_for("undid #1");
+    assert!(
+        screen.contains("restored keep.txt") && screen.contains("removed added.txt"),
+        "{screen}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join("keep.txt")).unwrap(),
+        "original\n"
+    );
+    assert!(!repo.join("added.txt").exists());
+    tmux.send("/exit");
+}

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures::future::join_all;
+use futures::future::{BoxFuture, join_all};
 use tether_config::{Diagnostic, HookKind, HookSpec, HooksConfig, Matcher};
 use tether_protocol::{HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
@@ -226,7 +226,15 @@ impl Executor {
 
     /// Runs `pre_tool_use` on both lanes: the preempt lane first; if it denies or asks, its
     /// result stands alone; otherwise both results are combined.
-    pub async fn dispatch_pre_tool_use(
+    pub fn dispatch_pre_tool_use<'a>(
+        &'a self,
+        input: HookInput,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, HookResult> {
+        Box::pin(self.dispatch_pre_tool_use_inner(input, cancel))
+    }
+
+    async fn dispatch_pre_tool_use_inner(
         &self,
         input: HookInput,
         cancel: &CancellationToken,
@@ -250,7 +258,20 @@ impl Executor {
     }
 
     /// Dispatches one event on one lane. Never fails: hook failures are in the result.
-    pub async fn dispatch(
+    ///
+    /// Boxed on purpose: the dispatch state machine is large, and a box keeps every caller's
+    /// future (and, in debug builds, its stack frame) small.
+    pub fn dispatch<'a>(
+        &'a self,
+        event: HookEvent,
+        lane: Lane,
+        input: HookInput,
+        cancel: &'a CancellationToken,
+    ) -> BoxFuture<'a, HookResult> {
+        Box::pin(self.dispatch_inner(event, lane, input, cancel))
+    }
+
+    async fn dispatch_inner(
         &self,
         event: HookEvent,
         lane: Lane,

@@ -8,6 +8,7 @@ use tether_core::{
     EventSink, Interaction, RunOutcome, RuntimeOptions, Session, StopReason, build_runtime,
 };
 use tether_exec::Shell;
+use tether_hooks::builtins::Snapshot;
 use tether_hooks::{HookLog, HookObserver};
 use tether_providers::ProcessEnv;
 use tokio_util::sync::CancellationToken;
@@ -119,6 +120,8 @@ pub(crate) struct Prepared {
     pub(crate) resumed: bool,
     /// The worktree `--worktree` created for this run.
     pub(crate) worktree: Option<crate::worktree::Worktree>,
+    /// The `snapshot` builtin's checkpoints, for `/undo` and `/snapshots`.
+    pub(crate) snapshots: Arc<Snapshot>,
 }
 
 /// Loads the agent file, opens the session store, restores `--session`/`--resume` if asked,
@@ -169,7 +172,7 @@ pub(crate) async fn prepare(
         _ => None,
     };
     let session_store: Arc<dyn tether_core::SessionStore> = store.clone();
-    let runtime = build(
+    let (runtime, snapshots) = build(
         args,
         &file,
         &agent,
@@ -227,6 +230,7 @@ pub(crate) async fn prepare(
         session,
         resumed,
         worktree,
+        snapshots,
     })
 }
 
@@ -245,7 +249,7 @@ pub(crate) fn build(
     observers: Vec<Arc<dyn HookObserver>>,
     interaction: Arc<dyn Interaction>,
     non_interactive: bool,
-) -> anyhow::Result<tether_core::Runtime> {
+) -> anyhow::Result<(tether_core::Runtime, Arc<Snapshot>)> {
     let user = common::user_config()?;
     let mut opts = RuntimeOptions::new(working_dir);
     opts.store = store;
@@ -268,16 +272,18 @@ pub(crate) fn build(
         let log: Arc<dyn HookObserver> = Arc::new(log);
         opts.observers.push(log);
     }
-    build_runtime(
+    let (registry, snapshots) = common::registry_with_snapshots(Some(file));
+    let runtime = build_runtime(
         file,
         agent,
-        Arc::new(common::registry(Some(file))),
+        Arc::new(registry),
         &ProcessEnv,
         opts,
         sink,
         interaction,
     )
-    .map_err(|e| user_error(e.to_string()))
+    .map_err(|e| user_error(e.to_string()))?;
+    Ok((runtime, snapshots))
 }
 
 #[cfg(test)]
