@@ -199,6 +199,14 @@ fn write_command(out: &mut String, cmd: &clap::Command, path: &str) {
     }
 }
 
+/// `docs/agent-schema.json`.
+pub(crate) fn schema_json() -> String {
+    let mut text = serde_json::to_string_pretty(&tether_config::schema::agent_file_schema())
+        .unwrap_or_default();
+    text.push('\n');
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,12 +245,4 @@ mod tests {
             assert!(md.contains(&format!("| `{}` |", b.name)), "{}", b.name);
         }
     }
-}
-
-/// `docs/agent-schema.json`.
-pub(crate) fn schema_json() -> String {
-    let mut text = serde_json::to_string_pretty(&tether_config::schema::agent_file_schema())
-        .unwrap_or_default();
-    text.push('\n');
-    text
 }
