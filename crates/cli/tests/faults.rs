@@ -205,7 +205,10 @@ fn sigint_and_sigterm_during_a_tool_kill_it_and_exit_130() {
         assert!(!resources::group_members(tool).is_empty());
         let (code, stderr) = interrupt(child, signal);
         assert_ended_by_interrupt(&env, code, &stderr);
-        assert_eq!(resources::group_members(tool), []);
+        assert_eq!(
+            resources::wait_for_empty_group(tool, Duration::from_secs(5)),
+            []
+        );
         // The call and its (cancelled) result are both recorded: a valid transcript to resume.
         let transcript = env.only_transcript();
         assert!(
@@ -242,7 +245,10 @@ fn sigint_and_sigterm_during_a_hook_kill_it_skip_the_tool_and_exit_130() {
         let hook: u32 = wait_for_file(&hook_pid).trim().parse().unwrap();
         let (code, stderr) = interrupt(child, signal);
         assert_ended_by_interrupt(&env, code, &stderr);
-        assert_eq!(resources::group_members(hook), []);
+        assert_eq!(
+            resources::wait_for_empty_group(hook, Duration::from_secs(5)),
+            []
+        );
         assert!(
             !ran.exists(),
             "{signal:?}: the tool ran after its guard was interrupted"

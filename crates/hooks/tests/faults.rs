@@ -164,7 +164,10 @@ async fn grandchildren_holding_the_pipes_are_killed_after_the_drain() {
         .trim()
         .parse()
         .unwrap();
-    assert_eq!(resources::group_members(group), []);
+    assert_eq!(
+        resources::wait_for_empty_group(group, Duration::from_secs(5)),
+        []
+    );
     base.check(16);
 }
 
@@ -200,8 +203,8 @@ async fn a_hook_printing_a_gibibyte_is_killed_at_the_cap_and_pre_tool_use_denies
         let flooded = if redirect.is_empty() { kept.0 } else { kept.1 };
         assert_eq!(flooded, OUTPUT_CAP, "{name}");
     }
-    // Two runs of 4 MiB kept per stream, plus their lossy copies: far from 1 GiB.
-    base.check(64);
+    // Two runs of 4 MiB kept, plus their lossy copies (~13 MiB measured): far from 1 GiB.
+    base.check(32);
 }
 
 #[tokio::test]
@@ -287,7 +290,7 @@ async fn hooks_that_never_read_a_large_stdin_neither_block_nor_buffer() {
         ]
     );
     assert!(r.allowed);
-    // The Input (8 MiB), its JSON (8 MiB) and a clone: no per-hook copy, nothing buffered.
+    // The Input (8 MiB), its JSON (8 MiB) and a clone (~25 MiB measured): no per-hook copy.
     base.check(48);
 }
 
@@ -342,7 +345,10 @@ async fn a_hook_that_closes_its_output_early_is_waited_for_until_it_exits() {
         .trim()
         .parse()
         .unwrap();
-    assert_eq!(resources::group_members(group), []);
+    assert_eq!(
+        resources::wait_for_empty_group(group, Duration::from_secs(5)),
+        []
+    );
     base.check(16);
 }
 

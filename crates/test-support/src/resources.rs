@@ -191,6 +191,19 @@ pub fn group_members(pgid: u32) -> Vec<Process> {
         .collect()
 }
 
+/// Polls until process group `pgid` has no live member, for at most `within` (a SIGKILLed
+/// group takes a moment to die); returns those still alive then.
+pub fn wait_for_empty_group(pgid: u32, within: Duration) -> Vec<Process> {
+    let deadline = Instant::now() + within;
+    loop {
+        let left = group_members(pgid);
+        if left.is_empty() || Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Polls until no process lives below this one, for at most `within` (a SIGKILLed group takes
 /// a moment to die); returns those still alive then.
 pub fn wait_for_no_descendants(within: Duration) -> Vec<Process> {
