@@ -1,5 +1,6 @@
-//! Fault injection into the runtime: a provider that cuts its stream, answers 500s or stalls,
-//! and a session store that is full or read-only. The fake LLM server and real SQLite files;
+//! Fault injection into the runtime: a provider that cuts its stream, answers 500s or stalls;
+//! a run cancelled (as by SIGINT/SIGTERM) during a stream, a hook or a tool; a session store
+//! that is full, read-only or fails midway. The fake LLM server and real SQLite files;
 //! each case asserts what the run did and what was stored, and that afterwards this process
 //! holds the descriptors it held before, no process below it and a bounded peak memory.
 //!
