@@ -58,7 +58,9 @@ for t in "${targets[@]}"; do
     result="ok"
   else
     findings=1
-    result="FOUND (exit $rc): $(grep -m1 -E '^==[0-9]+==ERROR|panicked at|deadly signal|timeout|out-of-memory' "$log" || echo "see $log")"
+    why=$(grep -m1 -A1 'panicked at' "$log" | tr '\n' ' ')
+    [ -n "$why" ] || why=$(grep -m1 -E '==[0-9]+== ?ERROR|^SUMMARY' "$log")
+    result="FOUND (exit $rc): ${why:-see $log}"
     [ -n "$new" ] && result="$result; new in artifacts/$t: $(echo "$new" | tr '\n' ' ')"
   fi
   summary+=("| $t | $((secs / 60))m$((secs % 60))s | ${execs:-?} | $corpus | $result |")

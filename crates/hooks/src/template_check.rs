@@ -390,9 +390,17 @@ fn lex_action(src: &str, start: usize) -> Result<(Vec<Token>, usize), (usize, St
                         None | Some(b'\n') => {
                             return Err((offset, "unterminated quoted string".to_owned()));
                         }
-                        Some(b'\\') => {
-                            j += 2;
-                        }
+                        // Go's escapes are all ASCII; a backslash before any other character
+                        // fails its unquoting (and stepping two bytes would split it here).
+                        Some(b'\\') => match bytes.get(j + 1) {
+                            Some(b) if b.is_ascii() => j += 2,
+                            Some(_) => {
+                                return Err((j, "invalid escape in quoted string".to_owned()));
+                            }
+                            None => {
+                                return Err((offset, "unterminated quoted string".to_owned()));
+                            }
+                        },
                         Some(b'"') => break,
                         Some(_) => {
                             let ch = src[j..].chars().next().unwrap_or('\0');

@@ -272,6 +272,16 @@ fn templates_go_rejects_are_rejected_at_load_with_their_position() {
 }
 
 #[test]
+fn a_backslash_before_a_multibyte_character_in_a_string_is_an_issue_not_a_panic() {
+    // Found by fuzzing (fuzz/fuzz_targets/prompt_template.rs): the lexer stepped two bytes
+    // past the backslash and sliced inside the character. Go rejects the escape too.
+    assert_eq!(
+        issue("{{ printf \"caf\u{e9} \\\u{6c2}\" }}"),
+        (1, 17, "invalid escape in quoted string".to_owned())
+    );
+}
+
+#[test]
 fn unknown_functions_and_fields_are_named() {
     let (line, column, message) = issue("line one\n  {{ .ToolInput | toYAML }}");
     assert_eq!((line, column), (2, 19));
