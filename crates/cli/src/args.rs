@@ -7,7 +7,7 @@ use tether_config::CliHooks;
 
 /// Tether: an agent runtime with a deterministic lifecycle-hooks engine.
 #[derive(Debug, Parser)]
-#[command(name = "tether", version, about, propagate_version = true)]
+#[command(name = "tether", version, propagate_version = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,

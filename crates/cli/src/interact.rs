@@ -1,7 +1,7 @@
 //! Answering the runtime's questions outside the interactive session: on the terminal (read a
 //! line from stdin; end of input is "no") or, with `--json`, never (only `--yolo` approves).
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures::future::BoxFuture;
@@ -38,7 +38,14 @@ async fn ask(question: String) -> Option<String> {
         let _ = o.flush();
         drop(o);
         let mut line = String::new();
-        match std::io::stdin().read_line(&mut line) {
+        let read = std::io::stdin().read_line(&mut line);
+        // A terminal echoes the answer; piped input would leave the question's line open.
+        if !std::io::stdin().is_terminal() {
+            let mut o = std::io::stdout().lock();
+            let _ = writeln!(o, "{}", line.trim_end());
+            let _ = o.flush();
+        }
+        match read {
             Ok(0) | Err(_) => None,
             Ok(_) => Some(line.trim().to_lowercase()),
         }
