@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# One benchmark command: runs the benchmarks of issues 2–8 and prints one Markdown table of
+# every performance goal next to the figure measured on this machine, met or missed.
+#
+#   scripts/bench.sh            # about 15 minutes on 2 cores
+#
+# Sources: criterion's estimates.json (point estimate of the mean) for the criterion benches,
+# the medians printed by the loop-overhead bench, and the peak resident memory of a release
+# `tether run` whose script model makes the shell tool print 1 GiB (GNU time's maximum RSS:
+# the largest of tether and the commands it waited for, which here is tether).
+# Logs go to $CARGO_TARGET_DIR/bench-sh/logs (default target/). Needs jq and /usr/bin/time
+# (Debian/Ubuntu: apt-get install jq time). Exit status: 0 when every goal was met.
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 2
+target=${CARGO_TARGET_DIR:-$root/target}
+out="$target/bench-sh"
+logs="$out/logs"
+export CRITERION_HOME="$out/criterion"
+rm -rf "$out"
+mkdir -p "$logs" "$CRITERION_HOME"
+
+for tool in jq /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench.sh needs $tool" >&2; exit 2; }
+done
+
+failed=()
+run() {
+  local name=$1
+  shift
+  echo "running $name: $*" >&2
+  if ! "$@" >"$logs/$name.log" 2>&1; then
+    echo "  $name failed, see $logs/$name.log" >&2
+    failed+=("$name")
+  fi
+}
+
+run dispatch cargo bench -p tether-hooks --bench dispatch
+run builtins cargo bench -p tether-hooks --bench builtins
+run loop_overhead cargo bench -p tether-core --bench loop_overhead
+run redact cargo bench -p tether-secrets --bench redact
+run classify cargo bench -p tether-shell-safety --bench classify
+run store cargo bench -p tether-store --bench store
+
+# The 1 GiB run: a release `tether run` on the offline script model, shell tool, --yolo.
+peak_kib=""
+if run build_cli cargo build --release -q -p tether-cli; then
+  work=$(mktemp -d)
+  printf '%s\n' \
+    'agents:' \
+    '  root:' \
+    '    model: script/huge.script.yaml' \
+    '    toolsets: [{type: shell}]' >"$work/agent.yaml"
+  printf '%s\n' \
+    'replies:' \
+    '  - tool_calls:' \
+    '      - name: shell' \
+    "        arguments: {cmd: 'yes x | head -c 1073741824; echo THE END'}" \
+    '  - text: done' >"$work/huge.script.yaml"
+  echo "running memory: tether run (1 GiB of shell output)" >&2
+  if (cd "$work" && /usr/bin/time -v -o "$logs/memory.time" "$target/release/tether" run agent.yaml \
+      --exec --yolo "print a lot" >"$logs/memory.log" 2>&1); then
+    peak_kib=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$logs/memory.time")
+  else
+    echo "  memory run failed, see $logs/memory.log" >&2
+    failed+=("memory")
+  fi
+  rm -rf "$work"
+fi
+
+# --- reading the figures -------------------------------------------------------------------
+
+# Criterion's directory for each benchmark id (`group/function`): it flattens some ids.
+index=$(find "$CRITERION_HOME" -path '*/new/benchmark.json' -exec \
+  jq -r '[.full_id, (input_filename | rtrimstr("/benchmark.json"))] | @tsv' {} + 2>/dev/null)
+dir_of() { awk -F'\t' -v id="$1" '$1 == id { print $2; exit }' <<<"$index"; }
+# Mean of a criterion benchmark in nanoseconds (empty when it did not run).
+mean_ns() {
+  local d
+  d=$(dir_of "$1")
+  [ -n "$d" ] && jq -r '.mean.point_estimate' "$d/estimates.json" 2>/dev/null
+}
+# The elements or bytes a criterion benchmark declared per iteration.
+per_iter() {
+  local d
+  d=$(dir_of "$1")
+  [ -n "$d" ] && jq -r '.throughput | (.Bytes // .BytesDecimal // .Elements // empty)' \
+    "$d/benchmark.json" 2>/dev/null
+}
+# awk arithmetic: calc FORMAT EXPRESSION [name=value...]
+calc() {
+  local fmt=$1 expr=$2
+  shift 2
+  awk "$@" "BEGIN { printf \"$fmt\", $expr }"
+}
+# Loop-overhead medians in ms: loop HOOKS COLUMN (3 first tool, 4 tool→tool, 5 →request,
+# 6 spawn floor).
+loop() {
+  awk -F'|' -v n="$1" -v c="$2" '$2 + 0 == n && $2 ~ /[0-9]/ { gsub(/[ ms]/, "", $c); print $c; exit }' \
+    "$logs/loop_overhead.log" 2>/dev/null
+}
+
+rows=()
+missed=0
+# row GOAL MEASURED VERDICT(1 met, 0 missed, empty not measured)
+row() {
+  local status
+  case $3 in
+    1) status="met" ;;
+    0) status="**missed**"; missed=1 ;;
+    *) status="not measured"; missed=1 ;;
+  esac
+  rows+=("| $1 | ${2:--} | $status |")
+}
+ok() { calc "%d" "($1) ? 1 : 0"; }
+
+# Hook dispatch against the spawn floor (issue 2).
+for n in 1 10; do
+  d=$(mean_ns "pre_tool_use/dispatch_${n}_command_hooks")
+  f=$(mean_ns "pre_tool_use/spawn_directly_${n}")
+  if [ -n "$d" ] && [ -n "$f" ]; then
+    row "dispatch \`pre_tool_use\` to $n no-op command hook(s): within 10% of spawning directly" \
+      "$(calc "%.2f ms vs %.2f ms floor (%+.1f%%)" "d/1e6, f/1e6, (d/f-1)*100" -v d="$d" -v f="$f")" \
+      "$(ok "$d <= 1.10 * $f")"
+  else
+    row "dispatch \`pre_tool_use\` to $n no-op command hook(s): within 10% of spawning directly" "-" ""
+  fi
+done
+b=$(mean_ns "pre_tool_use/dispatch_noop_builtin")
+row "dispatch to a no-op builtin: < 20 µs" \
+  "${b:+$(calc "%.1f µs" "$b/1e3")}" "${b:+$(ok "$b < 20000")}"
+
+# Loop overhead per tool call (issue 4): figures are medians in ms.
+a0=$(loop 0 3) b0=$(loop 0 4) c0=$(loop 0 5)
+if [ -n "$a0" ]; then
+  row "loop overhead per tool call, no hooks: < 2 ms (response → tool, tool → tool, tool → request)" \
+    "$a0 / $b0 / $c0 ms" "$(ok "$a0 < 2 && $b0 < 2 && $c0 < 2")"
+else
+  row "loop overhead per tool call, no hooks: < 2 ms" "-" ""
+fi
+for n in 1 10; do
+  slack=$([ "$n" = 1 ] && echo 1 || echo 2)
+  goal="$n no-op hook(s) on \`pre_tool_use\` and \`post_tool_use\`: added time per lane within $slack ms of spawning them in parallel"
+  an=$(loop "$n" 3) cn=$(loop "$n" 5) fl=$(loop "$n" 6)
+  if [ -n "$a0" ] && [ -n "$an" ] && [ -n "$fl" ]; then
+    pre=$(calc "%.2f" "$an - $a0")
+    post=$(calc "%.2f" "$cn - $c0")
+    row "$goal" "pre +$pre ms, post +$post ms; floor $fl ms" \
+      "$(ok "$pre <= $fl + $slack && $post <= $fl + $slack")"
+  else
+    row "$goal" "-" ""
+  fi
+done
+
+# redact_secrets throughput and safer_shell per command (issue 5).
+for spec in "ordinary_1mib:no secrets:200" "secrets_1pct_1mib:secrets at 1% density:50"; do
+  IFS=: read -r id what goal <<<"$spec"
+  t=$(mean_ns "redact/$id") bytes=$(per_iter "redact/$id")
+  if [ -n "$t" ] && [ -n "$bytes" ]; then
+    mbs=$(calc "%.0f" "$bytes / ($t / 1e9) / 1e6")
+    row "\`redact_secrets\` on 1 MiB, $what: ≥ $goal MB/s" "$mbs MB/s" "$(ok "$mbs >= $goal")"
+  else
+    row "\`redact_secrets\` on 1 MiB, $what: ≥ $goal MB/s" "-" ""
+  fi
+done
+t=$(mean_ns "classify/mix_of_50_commands") n=$(per_iter "classify/mix_of_50_commands")
+if [ -n "$t" ] && [ -n "$n" ]; then
+  us=$(calc "%.1f" "$t / $n / 1e3")
+  row "\`safer_shell\` classification: ≤ 50 µs per command" "$us µs (mean of $n commands)" "$(ok "$us <= 50")"
+else
+  row "\`safer_shell\` classification: ≤ 50 µs per command" "-" ""
+fi
+
+# Builtins (issue 5).
+t=$(mean_ns "snapshot/repeat_10000_files_one_changed")
+row "repeat \`snapshot\` of a 10,000-file repository, one file changed: ≤ 150 ms" \
+  "${t:+$(calc "%.1f ms" "$t/1e6")}" "${t:+$(ok "$t <= 150e6")}"
+measured="" worst=0 all=1
+for name in add_date add_environment_info add_prompt_files add_directory_listing add_user_info; do
+  t=$(mean_ns "context/$name")
+  [ -n "$t" ] || { all=""; continue; }
+  measured+="${measured:+, }$name $(calc "%.3f" "$t/1e6")"
+  worst=$(calc "%.0f" "($t > $worst) ? $t : $worst")
+done
+row "context builtins (no git): ≤ 1 ms each" "${measured:+$measured ms}" "${all:+$(ok "$worst <= 1e6")}"
+measured="" all=1 met=1
+for pair in add_git_status:status add_git_diff:diff add_recent_commits:log; do
+  IFS=: read -r name bare <<<"$pair"
+  t=$(mean_ns "git/$name") g=$(mean_ns "git/bare_git_$bare")
+  if [ -z "$t" ] || [ -z "$g" ]; then all=""; continue; fi
+  measured+="${measured:+; }$name $(calc "%.2f vs git %.2f" "$t/1e6, $g/1e6")"
+  met=$(ok "$met && $t <= $g + 1e6")
+done
+row "git context builtins: ≤ the git command + 1 ms" "${measured:+$measured ms}" "${all:+$met}"
+
+# Session store (issue 6). The goal is for a whole session; committing each message on its own
+# (what the runtime does as a run goes) is shown for scale.
+t=$(mean_ns "session_1000_messages/append_messages_one_batch")
+e=$(mean_ns "session_1000_messages/append_message_each_committed")
+row "store a 1,000-message session: < 50 ms" \
+  "${t:+$(calc "%.1f ms" "$t/1e6")}${e:+ ($(calc "%.0f" "$e/1e6") ms with one commit per message)}" \
+  "${t:+$(ok "$t < 50e6")}"
+t=$(mean_ns "session_1000_messages/load")
+row "reload a 1,000-message session: < 50 ms" "${t:+$(calc "%.1f ms" "$t/1e6")}" "${t:+$(ok "$t < 50e6")}"
+
+# Bounded memory (issue 8).
+if [ -n "$peak_kib" ]; then
+  mb=$(calc "%.1f" "$peak_kib * 1024 / 1e6")
+  row "peak resident memory of \`tether run\` while a tool prints 1 GiB: < 100 MB" "$mb MB" "$(ok "$mb < 100")"
+else
+  row "peak resident memory of \`tether run\` while a tool prints 1 GiB: < 100 MB" "-" ""
+fi
+
+echo
+echo "Measured on $(nproc) cores, $(uname -sm), $(date -u +%Y-%m-%d)."
+echo
+echo "| goal | measured | status |"
+echo "|---|---|---|"
+printf '%s\n' "${rows[@]}"
+if [ ${#failed[@]} -gt 0 ]; then
+  echo
+  echo "Failed steps (logs in $logs): ${failed[*]}"
+fi
+exit $missed
