@@ -333,8 +333,13 @@ impl Executor {
         cancel: &CancellationToken,
     ) -> Vec<HookRun> {
         let mut runs = Vec::with_capacity(hooks.len());
+        // Serialized again only after a hook changed the input: a long conversation costs
+        // milliseconds to encode, and most hooks of a chain only read it.
+        let mut payload: Option<Arc<[u8]>> = None;
         for hook in hooks {
-            let payload = payload_if_needed(std::slice::from_ref(hook), &input);
+            if payload.is_none() {
+                payload = payload_if_needed(std::slice::from_ref(hook), &input);
+            }
             let run = self
                 .runner
                 .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
@@ -346,9 +351,11 @@ impl Executor {
             {
                 if let Some(t) = &h.updated_tool_response {
                     input.tool_response = Some(t.clone());
+                    payload = None;
                 }
                 if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
                     input.messages.clone_from(m);
+                    payload = None;
                 }
             }
             runs.push(run);

@@ -450,6 +450,28 @@ async fn tool_response_transform_rewrites_chain_in_config_order() {
 }
 
 #[tokio::test]
+async fn a_chain_hook_that_changes_nothing_passes_the_last_rewrite_on() {
+    let dir = TempDir::new().unwrap();
+    let upper = r#"jq -c '{hook_specific_output: {updated_tool_response: (.tool_response | ascii_upcase)}}'"#;
+    let reader = "cat >/dev/null";
+    let suffix =
+        r#"jq -c '{hook_specific_output: {updated_tool_response: (.tool_response + "!")}}'"#;
+    let yaml = format!(
+        "tool_response_transform:\n  - hooks:\n      - {{type: command, command: {}}}\n      - {{type: command, command: {}}}\n      - {{type: command, command: {}}}\n      - {{type: command, command: {}}}\n",
+        y(reader),
+        y(upper),
+        y(&format!("{reader}; true")),
+        y(suffix)
+    );
+    let exec = executor(&yaml, dir.path());
+    let mut input = tool_input("shell", json!({}));
+    input.tool_response = Some("hello".into());
+    let r = fire(&exec, HookEvent::ToolResponseTransform, input).await;
+    assert_eq!(r.updated_tool_response.as_deref(), Some("HELLO!"));
+    assert_eq!(r.runs.len(), 4);
+}
+
+#[tokio::test]
 async fn preempt_lane_runs_first_and_its_ask_skips_the_default_lane() {
     let dir = TempDir::new().unwrap();
     let log = dir.path().join("log");

@@ -266,7 +266,7 @@ async fn hooks_that_never_read_a_large_stdin_neither_block_nor_buffer() {
     let dir = TempDir::new().unwrap();
     let base = Baseline::take(dir.path()).await;
     // 8 MiB of Input: 128 pipe buffers' worth, serialized once and shared by the hooks, which
-    // run concurrently (a chained event would serialize it again for each hook).
+    // run concurrently.
     let mut input = shell_call();
     input.tool_response = Some("x".repeat(8 << 20));
     let f = fixture();
