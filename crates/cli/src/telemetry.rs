@@ -1,6 +1,8 @@
 //! OpenTelemetry export (feature `otel`): a span per session, turn, model call, tool call and
 //! hook run, sent over OTLP/HTTP (protobuf) when `OTEL_EXPORTER_OTLP_ENDPOINT` or
-//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set.
+//! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set. Spans carry Tether's `tether.*` attributes and
+//! follow the GenAI semantic conventions (`telemetry_genai.rs`): `invoke_agent {agent}`,
+//! `chat {model}`, `execute_tool {tool}`.
 //!
 //! Why it is shaped this way:
 //! - The runtime already reports everything it does to an `EventSink` and every hook run to
@@ -27,6 +29,8 @@
 
 #[path = "telemetry_events.rs"]
 mod events;
+#[path = "telemetry_genai.rs"]
+mod genai;
 #[path = "telemetry_spans.rs"]
 mod spans;
 

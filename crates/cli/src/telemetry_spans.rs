@@ -12,7 +12,8 @@
 //!   hook did.
 //!
 //! A session started while another session's tool call runs (`transfer_task`) is that call's
-//! child, in the same trace. Spans are `SpanData` values, ready for the OTLP exporter.
+//! child, in the same trace. Spans are `SpanData` values, ready for the OTLP exporter; their
+//! names and `gen_ai.*` attributes come from `telemetry_genai.rs`.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -25,6 +26,7 @@ use tether_hooks::{RunStatus, duration_ms};
 use tether_protocol::{HookEvent, Lane, Usage};
 
 use super::events::{HookDone, HookKey, Observed, ToolStep};
+use super::genai;
 
 /// A span still open.
 #[derive(Debug)]
@@ -166,10 +168,13 @@ impl Tracker {
     fn close_tool(&mut self, tool: ToolSpan, at: SystemTime) {
         let mut span = tool.span;
         if let Some(name) = &tool.name {
-            span.name = format!("tool_call {name}");
+            let (span_name, attrs) = genai::tool_named(name);
+            span.name = span_name;
             span.attributes.push(kv("tether.tool.name", name.clone()));
+            span.attributes.extend(attrs);
         }
         if let Some(id) = tool.id {
+            span.attributes.push(genai::tool_call_id(&id));
             span.attributes.push(kv("tether.tool.id", id));
         }
         let end = match (tool.responded, tool.children_end) {
@@ -263,13 +268,9 @@ impl Tracker {
                     self.close_model(previous, at, Some("another call started"));
                 }
                 let parent = s.turn.as_ref().unwrap_or(&s.session).context.clone();
-                let span = self.open(
-                    Some(&parent),
-                    format!("model_call {model}"),
-                    SpanKind::Client,
-                    at,
-                    vec![kv("tether.model.id", model)],
-                );
+                let (name, mut attrs) = genai::chat(&model, session_id);
+                attrs.push(kv("tether.model.id", model));
+                let span = self.open(Some(&parent), name, SpanKind::Client, at, attrs);
                 s.model = Some(ModelSpan { span, done: None });
             }
             Observed::ModelResponse { usage, cost } => {
@@ -286,6 +287,7 @@ impl Tracker {
                     (None, Some(t)) => t,
                     (None, None) => &mut s.session,
                 };
+                target.attributes.push(genai::error_type(&code));
                 target.attributes.push(kv("tether.error.code", code));
                 target.status = Status::error(message);
                 if let Some(model) = s.model.take() {
@@ -303,18 +305,13 @@ impl Tracker {
             self.close(old.session, at);
         }
         let parent = self.running_tool();
-        let attrs = vec![
+        let (name, mut attrs) = genai::invoke_agent(&agent, session_id);
+        attrs.extend([
             kv("tether.session.id", session_id.to_owned()),
             kv("tether.agent", agent),
             kv("tether.session.resumed", resumed),
-        ];
-        let session = self.open(
-            parent.as_ref(),
-            "session".to_owned(),
-            SpanKind::Internal,
-            at,
-            attrs,
-        );
+        ]);
+        let session = self.open(parent.as_ref(), name, SpanKind::Internal, at, attrs);
         let after_end = parent.unwrap_or_else(|| session.context.clone());
         self.ended.remove(session_id);
         self.sessions.insert(
@@ -367,10 +364,10 @@ impl Tracker {
         let parent = s.turn.as_ref().unwrap_or(&s.session).context.clone();
         let span = self.open(
             Some(&parent),
-            "tool_call".to_owned(),
+            genai::TOOL_SPAN.to_owned(),
             SpanKind::Internal,
             at,
-            Vec::new(),
+            genai::tool_opened(),
         );
         self.seq += 1;
         ToolSpan {
@@ -512,6 +509,7 @@ impl Tracker {
 fn usage_attributes(usage: Option<Usage>, cost: Option<f64>) -> Vec<KeyValue> {
     let mut attrs = Vec::new();
     if let Some(u) = usage {
+        attrs.extend(genai::usage(&u));
         let tokens = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         attrs.push(kv("tether.usage.input_tokens", tokens(u.input_tokens)));
         attrs.push(kv("tether.usage.output_tokens", tokens(u.output_tokens)));

@@ -243,15 +243,15 @@ fn otel_tool_spans_adopt_their_pre_tool_use_hooks_and_keep_post_tool_use() {
         };
     let code0 = ["tether.hook.exit_code=0"];
     let expected = [
-        "session [0..80] tether.agent=root tether.session.end_reason=other tether.session.id=s1 tether.session.resumed=false".to_owned(),
+        "invoke_agent root [0..80] gen_ai.agent.name=root gen_ai.conversation.id=s1 gen_ai.operation.name=invoke_agent tether.agent=root tether.session.end_reason=other tether.session.id=s1 tether.session.resumed=false".to_owned(),
         format!("  hook session_start [1..3] {}", hook_attrs("session_start", "greet", "2", "ok", "none", &code0)),
         "  turn [10..62] tether.turn.iteration=1 tether.turn.reason=continue".to_owned(),
-        "    model_call script/s.yaml [11..15] tether.model.id=script/s.yaml tether.usage.cached_input_tokens=0 tether.usage.cached_write_tokens=0 tether.usage.input_tokens=12 tether.usage.output_tokens=3".to_owned(),
+        "    chat s.yaml [11..15] gen_ai.conversation.id=s1 gen_ai.operation.name=chat gen_ai.provider.name=script gen_ai.request.model=s.yaml gen_ai.usage.input_tokens=12 gen_ai.usage.output_tokens=3 tether.model.id=script/s.yaml tether.usage.cached_input_tokens=0 tether.usage.cached_write_tokens=0 tether.usage.input_tokens=12 tether.usage.output_tokens=3".to_owned(),
         format!("    hook after_llm_call [15..16] {}", hook_attrs("after_llm_call", "audit", "1", "ok", "none", &code0)),
-        "    tool_call shell [20..45] tether.tool.id=call_1 tether.tool.is_error=false tether.tool.name=shell".to_owned(),
+        "    execute_tool shell [20..45] gen_ai.operation.name=execute_tool gen_ai.tool.call.id=call_1 gen_ai.tool.name=shell gen_ai.tool.type=function tether.tool.id=call_1 tether.tool.is_error=false tether.tool.name=shell".to_owned(),
         format!("      hook pre_tool_use [20..25] {}", hook_attrs("pre_tool_use", "guard", "5", "ok", "allow", &code0)),
         format!("      hook post_tool_use [41..45] {}", hook_attrs("post_tool_use", "log", "4", "ok", "none", &code0)),
-        "    tool_call shell [50..54] error(the tool call failed) tether.tool.id=call_2 tether.tool.is_error=true tether.tool.name=shell".to_owned(),
+        "    execute_tool shell [50..54] error(the tool call failed) gen_ai.operation.name=execute_tool gen_ai.tool.call.id=call_2 gen_ai.tool.name=shell gen_ai.tool.type=function tether.tool.id=call_2 tether.tool.is_error=true tether.tool.name=shell".to_owned(),
         format!("      hook pre_tool_use [50..53] {}", hook_attrs("pre_tool_use", "guard", "3", "blocked", "deny", &["tether.hook.exit_code=2"])),
         format!("    hook turn_end [60..61] {}", hook_attrs("turn_end", "tally", "1", "ok", "none", &code0)),
         format!(
@@ -333,11 +333,11 @@ fn otel_child_session_runs_under_the_transfer_task_call() {
     assert_eq!(
         names,
         [
-            "session",
+            "invoke_agent root",
             "  turn",
-            "    tool_call transfer_task",
+            "    execute_tool transfer_task",
             "      hook on_agent_switch",
-            "      session",
+            "      invoke_agent helper",
             "        turn",
             "      hook subagent_stop",
         ]
@@ -392,11 +392,11 @@ fn otel_model_call_without_a_response_ends_with_an_error_status() {
     tr.finish_all(t(20));
     assert_eq!(
         tree(&tr.take()),
-        "session [0..20] tether.agent=root tether.session.id=s tether.session.resumed=false
+        "invoke_agent root [0..20] gen_ai.agent.name=root gen_ai.conversation.id=s gen_ai.operation.name=invoke_agent tether.agent=root tether.session.id=s tether.session.resumed=false
   turn [1..9] tether.turn.iteration=1 tether.turn.reason=canceled
-    model_call openai/gpt [2..9] error(no response: canceled) tether.model.id=openai/gpt
+    chat gpt [2..9] error(no response: canceled) gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt tether.model.id=openai/gpt
   turn [10..13] tether.turn.iteration=2 tether.turn.reason=error
-    model_call openai/gpt [11..12] error(model openai/gpt: 500) tether.error.code=model_error tether.model.id=openai/gpt
+    chat gpt [11..12] error(model openai/gpt: 500) error.type=model_error gen_ai.conversation.id=s gen_ai.operation.name=chat gen_ai.provider.name=openai gen_ai.request.model=gpt tether.error.code=model_error tether.model.id=openai/gpt
 "
     );
 }
@@ -429,12 +429,13 @@ fn otel_async_hook_keeps_the_parent_it_started_under() {
     let text = tree(&tr.take());
     let shape: Vec<&str> = text
         .lines()
+        .map(|l| l.split(" gen_ai.").next().unwrap_or_default())
         .map(|l| l.split(" tether.").next().unwrap_or_default())
         .collect();
     assert_eq!(
         shape,
         [
-            "session [0..4]",
+            "invoke_agent root [0..4]",
             "  turn [1..3]",
             "    hook turn_start [2..30]"
         ]
@@ -493,5 +494,183 @@ fn otel_observed_events_leave_out_text_and_ignore_deltas() {
                 reason: "normal".into()
             }),
         ]
+    );
+}
+
+/// The `gen_ai.*` and `error.type` attributes of a span, sorted.
+fn genai(span: &SpanData) -> Vec<String> {
+    let mut attrs: Vec<String> = span
+        .attributes
+        .iter()
+        .filter(|kv| kv.key.as_str().starts_with("gen_ai.") || kv.key.as_str() == "error.type")
+        .map(|kv| format!("{}={}", kv.key, kv.value))
+        .collect();
+    attrs.sort();
+    attrs
+}
+
+#[test]
+fn otel_model_spans_name_provider_and_model_as_the_genai_conventions_do() {
+    let cases = [
+        ("openai/gpt-4o", "chat gpt-4o", "openai", "gpt-4o"),
+        (
+            "anthropic/claude-sonnet-4-0",
+            "chat claude-sonnet-4-0",
+            "anthropic",
+            "claude-sonnet-4-0",
+        ),
+        (
+            "google/gemini-2.5-flash",
+            "chat gemini-2.5-flash",
+            "gcp.gemini",
+            "gemini-2.5-flash",
+        ),
+        (
+            "gemini/gemini-2.5-pro",
+            "chat gemini-2.5-pro",
+            "gcp.gemini",
+            "gemini-2.5-pro",
+        ),
+        (
+            "mistral/mistral-large-latest",
+            "chat mistral-large-latest",
+            "mistral_ai",
+            "mistral-large-latest",
+        ),
+        // Split at the first `/`, as model ids are parsed; other prefixes pass as they are.
+        ("dmr/ai/qwen3:8B", "chat ai/qwen3:8B", "dmr", "ai/qwen3:8B"),
+        ("script/s.yaml", "chat s.yaml", "script", "s.yaml"),
+        ("ollama/llama3", "chat llama3", "ollama", "llama3"),
+    ];
+    let mut tr = Tracker::default();
+    tr.observe(t(0), "s", started("root"));
+    for (i, (id, ..)) in (0u64..).zip(&cases) {
+        tr.observe(
+            t(10 * i + 1),
+            "s",
+            Observed::ModelCallStarted {
+                model: (*id).to_owned(),
+            },
+        );
+        tr.observe(
+            t(10 * i + 2),
+            "s",
+            Observed::ModelResponse {
+                usage: None,
+                cost: None,
+            },
+        );
+    }
+    let mut spans = tr.take();
+    spans.sort_by_key(|s| s.start_time);
+    let got: Vec<(String, SpanKind, Vec<String>)> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("chat "))
+        .map(|s| (s.name.to_string(), s.span_kind.clone(), genai(s)))
+        .collect();
+    let expected: Vec<(String, SpanKind, Vec<String>)> = cases
+        .iter()
+        .map(|(_, name, provider, model)| {
+            (
+                (*name).to_owned(),
+                SpanKind::Client,
+                vec![
+                    "gen_ai.conversation.id=s".to_owned(),
+                    "gen_ai.operation.name=chat".to_owned(),
+                    format!("gen_ai.provider.name={provider}"),
+                    format!("gen_ai.request.model={model}"),
+                ],
+            )
+        })
+        .collect();
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn otel_genai_input_tokens_count_cached_prompt_tokens_too() {
+    let mut tr = Tracker::default();
+    tr.observe(t(0), "s", started("root"));
+    tr.observe(
+        t(1),
+        "s",
+        Observed::ModelCallStarted {
+            model: "anthropic/claude-sonnet-4-0".into(),
+        },
+    );
+    tr.observe(
+        t(2),
+        "s",
+        Observed::ModelResponse {
+            usage: Some(Usage {
+                input_tokens: 100,
+                output_tokens: 20,
+                cached_input_tokens: 300,
+                cached_write_tokens: 50,
+                reasoning_tokens: Some(5),
+            }),
+            cost: Some(0.5),
+        },
+    );
+    let spans = tr.take();
+    let chat = spans
+        .iter()
+        .find(|s| s.name == "chat claude-sonnet-4-0")
+        .unwrap();
+    let usage: Vec<String> = chat
+        .attributes
+        .iter()
+        .filter(|kv| kv.key.as_str().contains(".usage."))
+        .map(|kv| format!("{}={}", kv.key, kv.value))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(
+        usage,
+        [
+            "gen_ai.usage.cache_creation.input_tokens=50",
+            "gen_ai.usage.cache_read.input_tokens=300",
+            // Every prompt token, as the conventions count them.
+            "gen_ai.usage.input_tokens=450",
+            "gen_ai.usage.output_tokens=20",
+            "tether.usage.cached_input_tokens=300",
+            "tether.usage.cached_write_tokens=50",
+            // Tether's own count leaves cache reads and writes out.
+            "tether.usage.input_tokens=100",
+            "tether.usage.output_tokens=20",
+            "tether.usage.reasoning_tokens=5",
+        ]
+    );
+}
+
+#[test]
+fn otel_tool_span_opened_by_a_hook_of_an_unannounced_call_is_a_bare_execute_tool() {
+    let mut tr = Tracker::default();
+    tr.observe(t(0), "s", started("root"));
+    tr.observe(t(1), "s", Observed::TurnStarted { iteration: 1 });
+    hook(
+        &mut tr,
+        "s",
+        2,
+        done(HookEvent::PreToolUse, "guard", 1, RunStatus::Ok, "none"),
+    );
+    tr.observe(
+        t(5),
+        "s",
+        Observed::TurnEnded {
+            reason: "canceled".into(),
+        },
+    );
+    let spans = tr.take();
+    let tools: Vec<(String, Vec<String>)> = spans
+        .iter()
+        .filter(|s| s.name.starts_with("execute_tool"))
+        .map(|s| (s.name.to_string(), genai(s)))
+        .collect();
+    assert_eq!(
+        tools,
+        [(
+            "execute_tool".to_owned(),
+            vec!["gen_ai.operation.name=execute_tool".to_owned()]
+        )]
     );
 }

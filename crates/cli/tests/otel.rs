@@ -1,7 +1,8 @@
 //! OpenTelemetry export (feature `otel`): a real `tether run --exec` on the script model sends
 //! its spans to a local OTLP/HTTP receiver, which decodes the protobuf
-//! `ExportTraceServiceRequest`s; the tests check span names, parent links and attributes, the
-//! flush after Ctrl-C, and a bounded exit when the collector stalls. Names start with `otel`
+//! `ExportTraceServiceRequest`s; the tests check span names, kinds, parent links and attributes
+//! (Tether's `tether.*` and the GenAI conventions' `gen_ai.*`), the flush after Ctrl-C, and a
+//! bounded exit when the collector stalls. Names start with `otel`
 //! for CI's `-E 'test(otel)'`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
@@ -17,6 +18,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Uri, header::CONTENT_TYPE};
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
+use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::{Span, status::StatusCode};
 use pretty_assertions::assert_eq;
 use prost::Message;
@@ -253,14 +255,14 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     assert_eq!(
         shape,
         [
-            pair("session", "(root)"),
-            pair("turn", "session"),
-            pair("model_call script/s.yaml", "turn"),
-            pair("tool_call shell", "turn"),
-            pair("hook pre_tool_use", "tool_call shell"),
-            pair("hook post_tool_use", "tool_call shell"),
-            pair("turn", "session"),
-            pair("model_call script/s.yaml", "turn"),
+            pair("invoke_agent root", "(root)"),
+            pair("turn", "invoke_agent root"),
+            pair("chat s.yaml", "turn"),
+            pair("execute_tool shell", "turn"),
+            pair("hook pre_tool_use", "execute_tool shell"),
+            pair("hook post_tool_use", "execute_tool shell"),
+            pair("turn", "invoke_agent root"),
+            pair("chat s.yaml", "turn"),
         ]
     );
     // Parents are the right instances (the tool call is in the first turn), all in one trace.
@@ -274,15 +276,24 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     let input: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("pre.json")).unwrap())
             .unwrap();
-    let session = one(&spans, "session");
+    let session_id = input["session_id"].clone();
+    assert!(session_id.is_string(), "{input}");
+    let internal = SpanKind::Internal as i32;
+    let session = one(&spans, "invoke_agent root");
     assert_eq!(
-        attrs(&session.attributes),
-        BTreeMap::from([
-            ("tether.agent".to_owned(), json!("root")),
-            ("tether.session.end_reason".to_owned(), json!("other")),
-            ("tether.session.id".to_owned(), input["session_id"].clone()),
-            ("tether.session.resumed".to_owned(), json!(false)),
-        ])
+        (attrs(&session.attributes), session.kind),
+        (
+            BTreeMap::from([
+                ("gen_ai.agent.name".to_owned(), json!("root")),
+                ("gen_ai.conversation.id".to_owned(), session_id.clone()),
+                ("gen_ai.operation.name".to_owned(), json!("invoke_agent")),
+                ("tether.agent".to_owned(), json!("root")),
+                ("tether.session.end_reason".to_owned(), json!("other")),
+                ("tether.session.id".to_owned(), session_id.clone()),
+                ("tether.session.resumed".to_owned(), json!(false)),
+            ]),
+            internal
+        )
     );
     let turns: Vec<BTreeMap<String, Value>> = spans
         .iter()
@@ -304,11 +315,18 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     );
     let models: Vec<(BTreeMap<String, Value>, i32)> = spans
         .iter()
-        .filter(|s| s.name.starts_with("model_call"))
+        .filter(|s| s.name.starts_with("chat "))
         .map(|s| (attrs(&s.attributes), s.kind))
         .collect();
     let model = |input: i64, output: i64| {
         BTreeMap::from([
+            ("gen_ai.conversation.id".to_owned(), session_id.clone()),
+            ("gen_ai.operation.name".to_owned(), json!("chat")),
+            ("gen_ai.provider.name".to_owned(), json!("script")),
+            ("gen_ai.request.model".to_owned(), json!("s.yaml")),
+            // Nothing was cached: the conventions' count is Tether's.
+            ("gen_ai.usage.input_tokens".to_owned(), json!(input)),
+            ("gen_ai.usage.output_tokens".to_owned(), json!(output)),
             // The script model is free.
             ("tether.cost_usd".to_owned(), json!(0.0)),
             ("tether.model.id".to_owned(), json!("script/s.yaml")),
@@ -318,19 +336,26 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
             ("tether.usage.output_tokens".to_owned(), json!(output)),
         ])
     };
-    let client = opentelemetry_proto::tonic::trace::v1::span::SpanKind::Client as i32;
+    let client = SpanKind::Client as i32;
     assert_eq!(models, [(model(40, 7), client), (model(60, 3), client)]);
 
-    let call = one(&spans, "tool_call shell");
+    let call = one(&spans, "execute_tool shell");
+    let call_id = input["tool_use_id"].clone();
+    assert!(call_id.is_string(), "{input}");
     assert_eq!(
-        (attrs(&call.attributes), status(call)),
+        (attrs(&call.attributes), status(call), call.kind),
         (
             BTreeMap::from([
-                ("tether.tool.id".to_owned(), input["tool_use_id"].clone()),
+                ("gen_ai.operation.name".to_owned(), json!("execute_tool")),
+                ("gen_ai.tool.call.id".to_owned(), call_id.clone()),
+                ("gen_ai.tool.name".to_owned(), json!("shell")),
+                ("gen_ai.tool.type".to_owned(), json!("function")),
+                ("tether.tool.id".to_owned(), call_id),
                 ("tether.tool.is_error".to_owned(), json!(false)),
                 ("tether.tool.name".to_owned(), json!("shell")),
             ]),
-            StatusCode::Unset
+            StatusCode::Unset,
+            internal
         )
     );
     let hook = |event: &str, name: &str, status: &str, code: i64, verdict: &str| {
@@ -367,15 +392,29 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     for s in all.iter().filter(|s| s.name.starts_with("hook ")) {
         let expected = match s.name.as_str() {
             "hook pre_tool_use" | "hook tool_response_transform" | "hook post_tool_use" => {
-                "tool_call shell"
+                "execute_tool shell"
             }
-            "hook session_start" | "hook session_end" | "hook user_prompt_submit" => "session",
+            "hook session_start" | "hook session_end" | "hook user_prompt_submit" => {
+                "invoke_agent root"
+            }
             _ => "turn",
         };
         assert_eq!(
             (s.name.as_str(), parent_name(&all, s).as_str()),
             (s.name.as_str(), expected)
         );
+    }
+    // No message text in any attribute: not the prompt, the tool's arguments or output, nor
+    // the model's reply.
+    for s in &all {
+        for (key, v) in attrs(&s.attributes) {
+            let text = v.as_str().unwrap_or_default();
+            assert!(
+                !["go", "echo hi", "hi", "done"].contains(&text) && !text.contains("echo hi"),
+                "{}: {key}={v}",
+                s.name
+            );
+        }
     }
     // Children lie within their parents.
     for s in &all[1..] {
@@ -462,10 +501,10 @@ async fn otel_spans_are_flushed_after_ctrl_c_to_the_traces_endpoint() {
     assert_eq!(
         summary,
         [
-            row("session", "(root)", json!("other")),
-            row("turn", "session", json!("canceled")),
-            row("model_call script/s.yaml", "turn", Value::Null),
-            row("tool_call shell", "turn", json!(true)),
+            row("invoke_agent root", "(root)", json!("other")),
+            row("turn", "invoke_agent root", json!("canceled")),
+            row("chat s.yaml", "turn", Value::Null),
+            row("execute_tool shell", "turn", json!(true)),
         ]
     );
 }
@@ -569,14 +608,14 @@ async fn otel_interactive_session_exports_its_turns_at_exit() {
     assert_eq!(
         summary,
         [
-            row("session", "(root)", json!("prompt_input_exit")),
-            row("hook on_user_input", "session", json!("waiting")),
-            row("turn", "session", json!("continue")),
-            row("model_call script/s.yaml", "turn", Value::Null),
-            row("tool_call shell", "turn", Value::Null),
-            row("turn", "session", json!("normal")),
-            row("model_call script/s.yaml", "turn", Value::Null),
-            row("hook on_user_input", "session", json!("waiting")),
+            row("invoke_agent root", "(root)", json!("prompt_input_exit")),
+            row("hook on_user_input", "invoke_agent root", json!("waiting")),
+            row("turn", "invoke_agent root", json!("continue")),
+            row("chat s.yaml", "turn", Value::Null),
+            row("execute_tool shell", "turn", Value::Null),
+            row("turn", "invoke_agent root", json!("normal")),
+            row("chat s.yaml", "turn", Value::Null),
+            row("hook on_user_input", "invoke_agent root", json!("waiting")),
         ]
     );
 }
