@@ -28,6 +28,7 @@ pub(crate) enum Observed {
     ModelResponse {
         usage: Option<Usage>,
         cost: Option<f64>,
+        finish_reason: Option<String>,
     },
     Error {
         code: String,
@@ -76,9 +77,15 @@ impl Observed {
             RuntimeEvent::ModelCallStarted { model, .. } => Some(Self::ModelCallStarted {
                 model: model.clone(),
             }),
-            RuntimeEvent::AgentMessage { usage, cost, .. } => Some(Self::ModelResponse {
+            RuntimeEvent::AgentMessage {
+                usage,
+                cost,
+                finish_reason,
+                ..
+            } => Some(Self::ModelResponse {
                 usage: *usage,
                 cost: *cost,
+                finish_reason: finish_reason.clone(),
             }),
             RuntimeEvent::Error { code, message } => Some(Self::Error {
                 code: code.clone(),

@@ -115,3 +115,11 @@ pub(crate) fn invoke_agent(agent: &str, session_id: &str) -> (String, Vec<KeyVal
 pub(crate) fn error_type(code: &str) -> KeyValue {
     KeyValue::new("error.type", code.to_owned())
 }
+
+/// `gen_ai.response.finish_reasons`: an array, one reason per choice (Tether asks for one).
+pub(crate) fn finish_reason(reason: String) -> KeyValue {
+    KeyValue::new(
+        "gen_ai.response.finish_reasons",
+        opentelemetry::Value::Array(opentelemetry::Array::String(vec![reason.into()])),
+    )
+}

@@ -273,9 +273,16 @@ impl Tracker {
                 let span = self.open(Some(&parent), name, SpanKind::Client, at, attrs);
                 s.model = Some(ModelSpan { span, done: None });
             }
-            Observed::ModelResponse { usage, cost } => {
+            Observed::ModelResponse {
+                usage,
+                cost,
+                finish_reason,
+            } => {
                 if let Some(mut model) = s.model.take() {
                     model.span.attributes.extend(usage_attributes(usage, cost));
+                    if let Some(reason) = finish_reason {
+                        model.span.attributes.push(genai::finish_reason(reason));
+                    }
                     self.close_model(model, at, None);
                 }
             }

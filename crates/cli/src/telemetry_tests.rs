@@ -160,6 +160,7 @@ fn otel_tool_spans_adopt_their_pre_tool_use_hooks_and_keep_post_tool_use() {
         Observed::ModelResponse {
             usage: usage(12, 3),
             cost: None,
+            finish_reason: Some("tool_calls".into()),
         },
     );
     hook(
@@ -246,7 +247,7 @@ fn otel_tool_spans_adopt_their_pre_tool_use_hooks_and_keep_post_tool_use() {
         "invoke_agent root [0..80] gen_ai.agent.name=root gen_ai.conversation.id=s1 gen_ai.operation.name=invoke_agent tether.agent=root tether.session.end_reason=other tether.session.id=s1 tether.session.resumed=false".to_owned(),
         format!("  hook session_start [1..3] {}", hook_attrs("session_start", "greet", "2", "ok", "none", &code0)),
         "  turn [10..62] tether.turn.iteration=1 tether.turn.reason=continue".to_owned(),
-        "    chat s.yaml [11..15] gen_ai.conversation.id=s1 gen_ai.operation.name=chat gen_ai.provider.name=script gen_ai.request.model=s.yaml gen_ai.usage.input_tokens=12 gen_ai.usage.output_tokens=3 tether.model.id=script/s.yaml tether.usage.cached_input_tokens=0 tether.usage.cached_write_tokens=0 tether.usage.input_tokens=12 tether.usage.output_tokens=3".to_owned(),
+        "    chat s.yaml [11..15] gen_ai.conversation.id=s1 gen_ai.operation.name=chat gen_ai.provider.name=script gen_ai.request.model=s.yaml gen_ai.response.finish_reasons=[\"tool_calls\"] gen_ai.usage.input_tokens=12 gen_ai.usage.output_tokens=3 tether.model.id=script/s.yaml tether.usage.cached_input_tokens=0 tether.usage.cached_write_tokens=0 tether.usage.input_tokens=12 tether.usage.output_tokens=3".to_owned(),
         format!("    hook after_llm_call [15..16] {}", hook_attrs("after_llm_call", "audit", "1", "ok", "none", &code0)),
         "    execute_tool shell [20..45] gen_ai.operation.name=execute_tool gen_ai.tool.call.id=call_1 gen_ai.tool.name=shell gen_ai.tool.type=function tether.tool.id=call_1 tether.tool.is_error=false tether.tool.name=shell".to_owned(),
         format!("      hook pre_tool_use [20..25] {}", hook_attrs("pre_tool_use", "guard", "5", "ok", "allow", &code0)),
@@ -558,6 +559,7 @@ fn otel_model_spans_name_provider_and_model_as_the_genai_conventions_do() {
             Observed::ModelResponse {
                 usage: None,
                 cost: None,
+                finish_reason: None,
             },
         );
     }
@@ -609,6 +611,7 @@ fn otel_genai_input_tokens_count_cached_prompt_tokens_too() {
                 reasoning_tokens: Some(5),
             }),
             cost: Some(0.5),
+            finish_reason: None,
         },
     );
     let spans = tr.take();

@@ -137,6 +137,14 @@ fn value(kv: &KeyValue) -> Value {
         Some(any_value::Value::IntValue(i)) => json!(i),
         Some(any_value::Value::BoolValue(b)) => json!(b),
         Some(any_value::Value::DoubleValue(d)) => json!(d),
+        Some(any_value::Value::ArrayValue(a)) => a
+            .values
+            .iter()
+            .map(|v| match &v.value {
+                Some(any_value::Value::StringValue(s)) => json!(s),
+                other => json!(format!("{other:?}")),
+            })
+            .collect(),
         other => json!(format!("{other:?}")),
     }
 }
@@ -318,12 +326,13 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
         .filter(|s| s.name.starts_with("chat "))
         .map(|s| (attrs(&s.attributes), s.kind))
         .collect();
-    let model = |input: i64, output: i64| {
+    let model = |input: i64, output: i64, finish: &str| {
         BTreeMap::from([
             ("gen_ai.conversation.id".to_owned(), session_id.clone()),
             ("gen_ai.operation.name".to_owned(), json!("chat")),
             ("gen_ai.provider.name".to_owned(), json!("script")),
             ("gen_ai.request.model".to_owned(), json!("s.yaml")),
+            ("gen_ai.response.finish_reasons".to_owned(), json!([finish])),
             // Nothing was cached: the conventions' count is Tether's.
             ("gen_ai.usage.input_tokens".to_owned(), json!(input)),
             ("gen_ai.usage.output_tokens".to_owned(), json!(output)),
@@ -337,7 +346,13 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
         ])
     };
     let client = SpanKind::Client as i32;
-    assert_eq!(models, [(model(40, 7), client), (model(60, 3), client)]);
+    assert_eq!(
+        models,
+        [
+            (model(40, 7, "tool_calls"), client),
+            (model(60, 3, "stop"), client)
+        ]
+    );
 
     let call = one(&spans, "execute_tool shell");
     let call_id = input["tool_use_id"].clone();

@@ -376,6 +376,7 @@ impl Runtime {
                 text,
                 usage: None,
                 cost: None,
+                finish_reason: None,
             },
         );
         Some(StopReason::MaxIterations { limit })

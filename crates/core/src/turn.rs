@@ -142,6 +142,7 @@ impl Runtime {
                 text: text.clone(),
                 usage: response.usage,
                 cost,
+                finish_reason: Some(response.finish_reason.as_str().to_owned()),
             },
         );
 

@@ -42,6 +42,10 @@ pub enum RuntimeEvent {
         usage: Option<Usage>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cost: Option<f64>,
+        /// Why the model stopped (`stop`, `tool_calls`, `length`, `content_filter`, or the
+        /// provider's word); absent for messages the runtime writes itself.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        finish_reason: Option<String>,
     },
     /// A turn begins: one model call and the tools it asks for. `iteration` counts the run's
     /// model calls from 1 (the `iteration` of `before_llm_call`).
@@ -152,6 +156,34 @@ mod tests {
             serde_json::json!({"type": "tool_response", "id": "call_1", "name": "shell", "response": "ok", "is_error": false})
         );
         assert_eq!(e.kind(), "tool_response");
+    }
+
+    #[test]
+    fn agent_message_carries_its_finish_reason_only_when_known() {
+        let from_model = RuntimeEvent::AgentMessage {
+            agent: "root".into(),
+            text: "done".into(),
+            usage: None,
+            cost: None,
+            finish_reason: Some("stop".into()),
+        };
+        let written = RuntimeEvent::AgentMessage {
+            agent: "root".into(),
+            text: "limit".into(),
+            usage: None,
+            cost: None,
+            finish_reason: None,
+        };
+        assert_eq!(
+            (
+                serde_json::to_value(&from_model).unwrap(),
+                serde_json::to_value(&written).unwrap(),
+            ),
+            (
+                serde_json::json!({"type": "agent_message", "agent": "root", "text": "done", "finish_reason": "stop"}),
+                serde_json::json!({"type": "agent_message", "agent": "root", "text": "limit"}),
+            )
+        );
     }
 
     #[test]

@@ -51,6 +51,20 @@ pub enum FinishReason {
     Other(String),
 }
 
+impl FinishReason {
+    /// The reason in OpenAI's spelling (`stop`, `tool_calls`, `length`, `content_filter`), or
+    /// the provider's own word for anything else.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Self::Stop => "stop",
+            Self::ToolCalls => "tool_calls",
+            Self::Length => "length",
+            Self::ContentFilter => "content_filter",
+            Self::Other(s) => s,
+        }
+    }
+}
+
 /// The assembled result of one model call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelResponse {
