@@ -87,6 +87,11 @@ pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
     });
     let message = if message == "expected string scalar" {
         "expected a single value (string, number or boolean), not a list or map".to_owned()
+    } else if let Some(kind) = scalar_kind(&message) {
+        match scalar_at(source, line, column) {
+            Some(found) => format!("expected {kind}, found `{found}`"),
+            None => format!("expected {kind}"),
+        }
     } else {
         message
     };
@@ -105,6 +110,33 @@ pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
         .with_source(source);
     d.hint = hint;
     Err(Box::new(d))
+}
+
+/// What a scalar of the type in serde-saphyr's `invalid TYPE` message looks like.
+fn scalar_kind(message: &str) -> Option<&'static str> {
+    let ty = message.strip_prefix("invalid ")?;
+    match ty {
+        "bool" | "boolean" => Some("true or false"),
+        "f32" | "f64" => Some("a number"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Some("a whole number"),
+        _ => None,
+    }
+}
+
+/// The plain scalar starting at `line`:`column` (1-based), without a trailing comment.
+fn scalar_at(source: &str, line: u64, column: u64) -> Option<String> {
+    let text = source
+        .lines()
+        .nth(usize::try_from(line.checked_sub(1)?).ok()?)?;
+    let start = text
+        .char_indices()
+        .nth(usize::try_from(column.checked_sub(1)?).ok()?)?
+        .0;
+    let rest = &text[start..];
+    let end = rest.find(" #").unwrap_or(rest.len());
+    let found = rest[..end].trim();
+    (!found.is_empty() && found.chars().count() <= 80).then(|| found.to_owned())
 }
 
 /// Drops the `value` segments `Spanned` wrappers add to serde paths.

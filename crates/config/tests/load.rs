@@ -125,7 +125,11 @@ fn wrong_type_names_the_key() {
         first(
             "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          command: x\n          timeout: soon\n"
         ),
-        "agent.yaml:7:20: agents.root.hooks.stop[0].timeout: invalid i64"
+        "agent.yaml:7:20: agents.root.hooks.stop[0].timeout: expected a whole number, found `soon`"
+    );
+    assert_eq!(
+        first("agents:\n  root:\n    add_date: maybe # or not\n"),
+        "agent.yaml:3:15: agents.root.add_date: expected true or false, found `maybe`"
     );
     assert_eq!(
         first("agents:\n  root:\n    add_date: [yes]\n"),
