@@ -12,6 +12,7 @@ pub(crate) enum Observed {
     SessionStarted {
         agent: String,
         resumed: bool,
+        model: String,
     },
     SessionEnded {
         reason: String,
@@ -61,9 +62,14 @@ impl Observed {
             step,
         };
         match event {
-            RuntimeEvent::SessionStarted { agent, resumed } => Some(Self::SessionStarted {
+            RuntimeEvent::SessionStarted {
+                agent,
+                resumed,
+                model,
+            } => Some(Self::SessionStarted {
                 agent: agent.clone(),
                 resumed: *resumed,
+                model: model.clone(),
             }),
             RuntimeEvent::SessionEnded { reason } => Some(Self::SessionEnded {
                 reason: reason.clone(),

@@ -38,17 +38,23 @@ pub(crate) fn provider_name(prefix: &str) -> &str {
 
 /// A model call's span name and attributes, from its `provider/model` id.
 pub(crate) fn chat(model_id: &str, session_id: &str) -> (String, Vec<KeyValue>) {
+    let mut attrs = vec![KeyValue::new(OPERATION, "chat")];
+    let model = push_model(&mut attrs, model_id);
+    attrs.push(KeyValue::new(CONVERSATION, session_id.to_owned()));
+    (format!("chat {model}"), attrs)
+}
+
+/// `gen_ai.provider.name` (when the id names one) and `gen_ai.request.model`; the model part.
+fn push_model<'a>(attrs: &mut Vec<KeyValue>, model_id: &'a str) -> &'a str {
     let (provider, model) = match model_id.split_once('/') {
         Some((p, m)) if !p.is_empty() && !m.is_empty() => (Some(provider_name(p)), m),
         _ => (None, model_id),
     };
-    let mut attrs = vec![KeyValue::new(OPERATION, "chat")];
     if let Some(p) = provider {
         attrs.push(KeyValue::new("gen_ai.provider.name", p.to_owned()));
     }
     attrs.push(KeyValue::new("gen_ai.request.model", model.to_owned()));
-    attrs.push(KeyValue::new(CONVERSATION, session_id.to_owned()));
-    (format!("chat {model}"), attrs)
+    model
 }
 
 /// A model call's token counts; the cache counts only when the provider reported some.
@@ -100,15 +106,20 @@ pub(crate) fn tool_call_id(id: &str) -> KeyValue {
 }
 
 /// A session span's name and attributes.
-pub(crate) fn invoke_agent(agent: &str, session_id: &str) -> (String, Vec<KeyValue>) {
-    (
-        format!("invoke_agent {agent}"),
-        vec![
-            KeyValue::new(OPERATION, "invoke_agent"),
-            KeyValue::new("gen_ai.agent.name", agent.to_owned()),
-            KeyValue::new(CONVERSATION, session_id.to_owned()),
-        ],
-    )
+pub(crate) fn invoke_agent(
+    agent: &str,
+    model_id: &str,
+    session_id: &str,
+) -> (String, Vec<KeyValue>) {
+    let mut attrs = vec![
+        KeyValue::new(OPERATION, "invoke_agent"),
+        KeyValue::new("gen_ai.agent.name", agent.to_owned()),
+        KeyValue::new(CONVERSATION, session_id.to_owned()),
+    ];
+    if !model_id.is_empty() {
+        push_model(&mut attrs, model_id);
+    }
+    (format!("invoke_agent {agent}"), attrs)
 }
 
 /// The conventions' class of the error a span ended with: the runtime's error code.

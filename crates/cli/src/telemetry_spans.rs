@@ -218,8 +218,13 @@ impl Tracker {
 
     /// Applies one runtime event.
     pub(crate) fn observe(&mut self, at: SystemTime, session_id: &str, event: Observed) {
-        if let Observed::SessionStarted { agent, resumed } = event {
-            self.start_session(at, session_id, agent, resumed);
+        if let Observed::SessionStarted {
+            agent,
+            resumed,
+            model,
+        } = event
+        {
+            self.start_session(at, session_id, agent, resumed, &model);
             return;
         }
         let Some(mut s) = self.sessions.remove(session_id) else {
@@ -306,13 +311,20 @@ impl Tracker {
         self.sessions.insert(session_id.to_owned(), s);
     }
 
-    fn start_session(&mut self, at: SystemTime, session_id: &str, agent: String, resumed: bool) {
+    fn start_session(
+        &mut self,
+        at: SystemTime,
+        session_id: &str,
+        agent: String,
+        resumed: bool,
+        model: &str,
+    ) {
         if let Some(mut old) = self.sessions.remove(session_id) {
             self.close_inner(&mut old, at, "restarted");
             self.close(old.session, at);
         }
         let parent = self.running_tool();
-        let (name, mut attrs) = genai::invoke_agent(&agent, session_id);
+        let (name, mut attrs) = genai::invoke_agent(&agent, model, session_id);
         attrs.extend([
             kv("tether.session.id", session_id.to_owned()),
             kv("tether.agent", agent),

@@ -118,6 +118,7 @@ fn started(agent: &str) -> Observed {
     Observed::SessionStarted {
         agent: agent.to_owned(),
         resumed: false,
+        model: String::new(),
     }
 }
 

@@ -295,6 +295,8 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
                 ("gen_ai.agent.name".to_owned(), json!("root")),
                 ("gen_ai.conversation.id".to_owned(), session_id.clone()),
                 ("gen_ai.operation.name".to_owned(), json!("invoke_agent")),
+                ("gen_ai.provider.name".to_owned(), json!("script")),
+                ("gen_ai.request.model".to_owned(), json!("s.yaml")),
                 ("tether.agent".to_owned(), json!("root")),
                 ("tether.session.end_reason".to_owned(), json!("other")),
                 ("tether.session.id".to_owned(), session_id.clone()),

@@ -100,6 +100,7 @@ impl Runtime {
             RuntimeEvent::SessionStarted {
                 agent: agent.name.clone(),
                 resumed: source == "resume",
+                model: agent.model_id.clone(),
             },
         );
         let mut input = self.input(&agent, &session.id);

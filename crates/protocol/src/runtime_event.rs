@@ -15,6 +15,9 @@ pub enum RuntimeEvent {
     SessionStarted {
         agent: String,
         resumed: bool,
+        /// The agent's `provider/model`.
+        #[serde(skip_serializing_if = "String::is_empty")]
+        model: String,
     },
     /// A user message was added to the session.
     UserMessage {
@@ -156,6 +159,19 @@ mod tests {
             serde_json::json!({"type": "tool_response", "id": "call_1", "name": "shell", "response": "ok", "is_error": false})
         );
         assert_eq!(e.kind(), "tool_response");
+    }
+
+    #[test]
+    fn session_started_names_the_model() {
+        let e = RuntimeEvent::SessionStarted {
+            agent: "root".into(),
+            resumed: false,
+            model: "openai/gpt-4o".into(),
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            serde_json::json!({"type": "session_started", "agent": "root", "resumed": false, "model": "openai/gpt-4o"})
+        );
     }
 
     #[test]
