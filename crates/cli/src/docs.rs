@@ -149,10 +149,11 @@ const DECISIONS: &str = "
 | output | capped at 4 MiB per stream; past it the hook is killed and fails |
 | missing program | exit 126/127 is a failure, not a pass |
 | checked at load | unknown builtins, bad `on_error`, unknown `schema`, invalid matchers and model-hook templates |
-| de-duplication | type, command, args, env, working_dir, and model/prompt/schema for model hooks |
+| de-duplication | type, command, args, env, working_dir, dialect, and model/prompt/schema for model hooks |
 | `redact_secrets` | off unless the agent sets `redact_secrets: true` or wires the builtin |
 | `snapshot` | always registered; `settings.snapshot: true` injects it |
 | hook environment | `TETHER_SESSION_ID`, `TETHER_HOOK_EVENT`, `TETHER_PROJECT_DIR` |
+| Claude Code hooks | `dialect: claude` on a command or http hook: it reads Claude's event and tool names (`PreToolUse`, `Bash`), `tool_input.command` / `file_path`, and `CLAUDE_PROJECT_DIR`; its `updatedInput` is spelled back. `tether hooks import-claude` marks every hook it converts |
 ";
 
 /// `docs/cli.md`, from the clap definitions.

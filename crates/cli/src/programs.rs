@@ -89,10 +89,19 @@ const SHELL_WORDS: &[&str] = &[
     "complete",
 ];
 
-/// Command words of `script` that resolve to nothing.
-pub(crate) fn missing_programs(script: &str, cwd: &Path, path_var: &str) -> Vec<String> {
+/// Command words of `script`, run in `cwd`, that resolve to nothing. `project_vars` name
+/// variables that hold `project` when the hook runs (`TETHER_PROJECT_DIR`), so
+/// `"$TETHER_PROJECT_DIR"/x.sh` is checked too.
+pub(crate) fn missing_programs(
+    script: &str,
+    cwd: &Path,
+    path_var: &str,
+    project: &Path,
+    project_vars: &[&str],
+) -> Vec<String> {
+    let script = with_project_dir(script, project, project_vars);
     let mut missing = Vec::new();
-    for word in command_words(script) {
+    for word in command_words(&script) {
         let found = if word.contains('/') {
             let p = cwd.join(&word);
             p.is_file()
@@ -104,6 +113,30 @@ pub(crate) fn missing_programs(script: &str, cwd: &Path, path_var: &str) -> Vec<
         }
     }
     missing
+}
+
+/// `script` with `$VAR`, `${VAR}` and their double-quoted forms replaced by `cwd` for each of
+/// `vars`, when `cwd` is a plain path (otherwise the script is left as it is).
+fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
+    let dir = cwd.display().to_string();
+    if !dir
+        .chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'))
+    {
+        return script.to_owned();
+    }
+    let mut out = script.to_owned();
+    for var in vars {
+        for form in [
+            format!("\"${{{var}}}\""),
+            format!("\"${var}\""),
+            format!("${{{var}}}"),
+            format!("${var}"),
+        ] {
+            out = out.replace(&form, &dir);
+        }
+    }
+    out
 }
 
 /// The first word of every simple command we can see plainly (skipping heredoc bodies,
@@ -155,8 +188,15 @@ fn split_commands(line: &str) -> Vec<String> {
             '\\' if !single => {
                 chars.next();
             }
-            '\'' if !double => single = !single,
-            '"' if !single => double = !double,
+            // A word with quoted parts (`"$DIR"/x.sh`) cannot be judged: the quote stays in it.
+            '\'' if !double => {
+                single = !single;
+                cur.push('\'');
+            }
+            '"' if !single => {
+                double = !double;
+                cur.push('"');
+            }
             '$' if !single && chars.peek() == Some(&'(') => {
                 chars.next();
                 parts.push(std::mem::take(&mut cur));
@@ -227,7 +267,33 @@ mod tests {
             "./guard.sh && ./missing.sh; cat x | no-such-program-xyz",
             dir.path(),
             &path,
+            dir.path(),
+            &[],
         );
         assert_eq!(missing, ["./missing.sh", "no-such-program-xyz"]);
+    }
+
+    #[test]
+    fn project_dir_variables_are_resolved_and_other_quoted_words_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("hooks")).unwrap();
+        std::fs::write(dir.path().join("hooks/guard.sh"), "").unwrap();
+        let vars = ["TETHER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"];
+        let check = |script: &str| missing_programs(script, dir.path(), "", dir.path(), &vars);
+        assert_eq!(
+            check("\"$CLAUDE_PROJECT_DIR\"/hooks/guard.sh"),
+            [] as [String; 0]
+        );
+        assert_eq!(
+            check("${TETHER_PROJECT_DIR}/hooks/guard.sh"),
+            [] as [String; 0]
+        );
+        let d = dir.path().display();
+        assert_eq!(
+            check("\"$TETHER_PROJECT_DIR\"/hooks/gone.sh"),
+            [format!("{d}/hooks/gone.sh")]
+        );
+        // A variable it cannot know: no guess, no warning.
+        assert_eq!(check("\"$HOOKS\"/guard.sh"), [] as [String; 0]);
     }
 }

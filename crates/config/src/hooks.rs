@@ -74,6 +74,29 @@ impl OnError {
     }
 }
 
+/// The protocol dialect a command or http hook speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// docker-agent's Input (the default).
+    #[default]
+    DockerAgent,
+    /// Claude Code's: its event and tool names, `tool_input.command` / `file_path`, and
+    /// `CLAUDE_PROJECT_DIR`, so a hook script written for Claude Code runs unchanged.
+    Claude,
+}
+
+impl Dialect {
+    pub const NAMES: [&'static str; 2] = ["docker-agent", "claude"];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "docker-agent" => Some(Self::DockerAgent),
+            "claude" => Some(Self::Claude),
+            _ => None,
+        }
+    }
+}
+
 /// Where a hook came from (shown by `tether hooks check`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HookSource {
@@ -119,6 +142,8 @@ pub struct HookSpec {
     pub on_error: OnError,
     /// `async: true` (observational events only): started, never awaited, output ignored.
     pub run_async: bool,
+    /// `dialect: claude`: the hook reads and writes Claude Code's spellings.
+    pub dialect: Dialect,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -134,6 +159,7 @@ impl HookSpec {
             env: Vec::new(),
             on_error: OnError::Warn,
             run_async: false,
+            dialect: Dialect::DockerAgent,
             source,
             origin,
         }

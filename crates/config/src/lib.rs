@@ -22,8 +22,8 @@ pub use agent::{
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use hooks::{
-    DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
-    MatcherEntry, OnError, env_references, expand_env,
+    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS,
+    Matcher, MatcherEntry, OnError, env_references, expand_env,
 };
 pub use load::{load_file, load_str};
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};

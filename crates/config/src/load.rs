@@ -14,8 +14,8 @@ use crate::agent::{
 };
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 use crate::hooks::{
-    DEFAULT_HOOK_TIMEOUT, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS, Matcher,
-    MatcherEntry, OnError, env_references,
+    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS,
+    Matcher, MatcherEntry, OnError, env_references,
 };
 use crate::permissions::{PermissionPattern, Permissions};
 use crate::raw::{
@@ -690,6 +690,29 @@ impl Validator<'_> {
             Some(a) => a.value,
             None => false,
         };
+        let dialect = match d.dialect.take() {
+            None => Dialect::DockerAgent,
+            Some(v) => match Dialect::parse(&v.value) {
+                Some(_) if !matches!(kind, HookKind::Command { .. } | HookKind::Http { .. }) => {
+                    self.error(
+                        self.origin(&v.referenced, format!("{path}.dialect")),
+                        "dialect applies only to command and http hooks",
+                    );
+                    return None;
+                }
+                Some(dialect) => dialect,
+                None => {
+                    self.error(
+                        self.origin(&v.referenced, format!("{path}.dialect")),
+                        format!(
+                            "invalid dialect '{}' (supported: 'docker-agent', 'claude')",
+                            v.value
+                        ),
+                    );
+                    return None;
+                }
+            },
+        };
         let on_error = match d.on_error {
             None => OnError::Warn,
             Some(v) => match OnError::parse(&v.value) {
@@ -729,6 +752,7 @@ impl Validator<'_> {
                 .collect(),
             on_error,
             run_async,
+            dialect,
             source: HookSource::Yaml,
             origin,
         })

@@ -112,6 +112,7 @@ pub(crate) struct RawHookDef {
     pub(crate) allowed_env: Option<Vec<Spanned<String>>>,
     #[serde(rename = "async")]
     pub(crate) run_async: Option<Spanned<bool>>,
+    pub(crate) dialect: Option<Spanned<String>>,
 }
 
 static EVENT_NAMES: LazyLock<Vec<&'static str>> =

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use tether_protocol::HookEvent;
 
 use crate::agent::{KNOWN_PROVIDERS, ToolsetKind};
-use crate::hooks::MODEL_HOOK_SCHEMAS;
+use crate::hooks::{Dialect, MODEL_HOOK_SCHEMAS};
 
 /// The shape of a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -303,6 +303,11 @@ pub const HOOK_FIELDS: &[Field] = &[
         "async",
         T::Boolean,
         "Start and do not wait (observational events only).",
+    ),
+    f(
+        "dialect",
+        T::Enum(&Dialect::NAMES),
+        "`command` / `http`: `claude` gives the hook Claude Code's event and tool names and input keys (`tool_input.command`, `file_path`) and maps its `updatedInput` back, so Claude Code hook scripts run unchanged.",
     ),
 ];
 

@@ -15,12 +15,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, join_all};
-use tether_config::{Diagnostic, HookKind, HookSpec, HooksConfig, Matcher};
+use tether_config::{Diagnostic, Dialect, HookKind, HookSpec, HooksConfig, Matcher};
 use tether_protocol::{HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 use crate::aggregate::{RunPolicy, aggregate, verdict};
 use crate::async_hooks::AsyncHooks;
+use crate::claude;
 use crate::command_runner::{self, CommandRun};
 use crate::http_hook::HttpHook;
 use crate::model_hook::ModelHook;
@@ -109,8 +110,8 @@ fn dedupe_key(spec: &HookSpec) -> String {
         HookKind::Http { url, headers, .. } => format!("http\0{url}\0{headers:?}"),
     };
     format!(
-        "{kind}\0{:?}\0{:?}\0{:?}",
-        spec.args, spec.env, spec.working_dir
+        "{kind}\0{:?}\0{:?}\0{:?}\0{:?}",
+        spec.args, spec.env, spec.working_dir, spec.dialect
     )
 }
 
@@ -190,7 +191,7 @@ impl Executor {
             let input = input.clone();
             self.background.spawn(move |cancel| {
                 Box::pin(async move {
-                    let payload = payload_if_needed(std::slice::from_ref(&hook), &input);
+                    let payload = Payloads::default().for_hook(event, &hook, &input);
                     // Observed like any run; the result is not aggregated.
                     let _ = runner
                         .run_hook(event, lane, &hook, &input, payload.as_ref(), &cancel)
@@ -296,8 +297,12 @@ impl Executor {
         ) {
             self.run_chain(event, lane, &hooks, input, cancel).await
         } else {
-            let payload = payload_if_needed(&hooks, &input);
-            let futures = hooks.iter().map(|h| {
+            let mut payloads = Payloads::default();
+            let payloads: Vec<_> = hooks
+                .iter()
+                .map(|h| payloads.for_hook(event, h, &input))
+                .collect();
+            let futures = hooks.iter().zip(&payloads).map(|(h, payload)| {
                 self.runner
                     .run_hook(event, lane, h, &input, payload.as_ref(), cancel)
             });
@@ -335,11 +340,9 @@ impl Executor {
         let mut runs = Vec::with_capacity(hooks.len());
         // Serialized again only after a hook changed the input: a long conversation costs
         // milliseconds to encode, and most hooks of a chain only read it.
-        let mut payload: Option<Arc<[u8]>> = None;
+        let mut payloads = Payloads::default();
         for hook in hooks {
-            if payload.is_none() {
-                payload = payload_if_needed(std::slice::from_ref(hook), &input);
-            }
+            let payload = payloads.for_hook(event, hook, &input);
             let run = self
                 .runner
                 .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
@@ -351,11 +354,11 @@ impl Executor {
             {
                 if let Some(t) = &h.updated_tool_response {
                     input.tool_response = Some(t.clone());
-                    payload = None;
+                    payloads = Payloads::default();
                 }
                 if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
                     input.messages.clone_from(m);
-                    payload = None;
+                    payloads = Payloads::default();
                 }
             }
             runs.push(run);
@@ -388,7 +391,7 @@ impl Runner {
             o.started(event, lane, &input.session_id, &hook.spec);
         }
         let started = Instant::now();
-        let outcome = match &hook.handler {
+        let mut outcome = match &hook.handler {
             Handler::Command(command) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
                 command_runner::run(CommandRun {
@@ -432,6 +435,14 @@ impl Runner {
             }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
+        if hook.spec.dialect == Dialect::Claude
+            && let Outcome::Exited {
+                output: Some(output),
+                ..
+            } = &mut outcome
+        {
+            claude::map_output(&input.tool_name, output);
+        }
         let duration = started.elapsed();
         let (exit_code, error) = match &outcome {
             Outcome::Exited { code, .. } => (Some(*code), None),
@@ -498,16 +509,36 @@ impl Runner {
     }
 }
 
-/// The JSON Input, serialized once, only when a command hook will read it.
-fn payload_if_needed(hooks: &[Arc<CompiledHook>], input: &HookInput) -> Option<Arc<[u8]>> {
-    hooks
-        .iter()
-        .any(|h| matches!(h.handler, Handler::Command(_) | Handler::Http(_)))
-        .then(|| {
-            serde_json::to_vec(input)
-                .map(Arc::from)
-                .unwrap_or_else(|_| Arc::from(&b"{}"[..]))
-        })
+/// The JSON Input, serialized at most once per dialect, and only for hooks that read it
+/// (command and http hooks).
+#[derive(Default)]
+struct Payloads {
+    native: Option<Arc<[u8]>>,
+    claude: Option<Arc<[u8]>>,
+}
+
+impl Payloads {
+    fn for_hook(
+        &mut self,
+        event: HookEvent,
+        hook: &CompiledHook,
+        input: &HookInput,
+    ) -> Option<Arc<[u8]>> {
+        if !matches!(hook.handler, Handler::Command(_) | Handler::Http(_)) {
+            return None;
+        }
+        let payload = match hook.spec.dialect {
+            Dialect::DockerAgent => self.native.get_or_insert_with(|| {
+                serde_json::to_vec(input)
+                    .map(Arc::from)
+                    .unwrap_or_else(|_| Arc::from(&b"{}"[..]))
+            }),
+            Dialect::Claude => self
+                .claude
+                .get_or_insert_with(|| claude::payload(event, input)),
+        };
+        Some(Arc::clone(payload))
+    }
 }
 
 fn compile(
@@ -545,12 +576,22 @@ fn compile(
         }
         HookKind::Http { url, headers, .. } => Handler::Http(HttpHook::new(url, headers)),
     };
+    // Claude Code hooks find the project through CLAUDE_PROJECT_DIR; their own `env` wins.
+    let claude_dir = (spec.dialect == Dialect::Claude).then(|| {
+        (
+            OsString::from("CLAUDE_PROJECT_DIR"),
+            opts.working_dir.clone().into_os_string(),
+        )
+    });
     let env = HookEnv {
         base: opts.base_env.clone(),
-        vars: spec
-            .env
-            .iter()
-            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        vars: claude_dir
+            .into_iter()
+            .chain(
+                spec.env
+                    .iter()
+                    .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+            )
             .collect(),
     };
     Ok(CompiledHook {

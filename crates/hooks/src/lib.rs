@@ -8,6 +8,7 @@
 mod aggregate;
 mod async_hooks;
 pub mod builtins;
+pub mod claude;
 mod command_runner;
 mod executor;
 mod http_hook;

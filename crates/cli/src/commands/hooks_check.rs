@@ -5,7 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tether_config::{DEFAULT_HOOK_TIMEOUT, HookKind, HookSpec, HooksConfig, MatcherEntry, OnError};
+use tether_config::{
+    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSpec, HooksConfig, MatcherEntry, OnError,
+};
 use tether_exec::ShellKind;
 use tether_protocol::HookEvent;
 
@@ -106,7 +108,12 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
             .working_dir
             .as_deref()
             .map_or_else(|| cwd.to_path_buf(), |w| cwd.join(w));
-        for program in programs::missing_programs(command, &dir, &path) {
+        // The project directory is the executor's, not the hook's working_dir.
+        let vars: &[&str] = match h.dialect {
+            Dialect::Claude => &["TETHER_PROJECT_DIR", "CLAUDE_PROJECT_DIR"],
+            Dialect::DockerAgent => &["TETHER_PROJECT_DIR"],
+        };
+        for program in programs::missing_programs(command, &dir, &path, cwd, vars) {
             let at = h.origin.location();
             let at = if at.is_empty() {
                 h.origin.path.clone()

@@ -2,10 +2,12 @@
 //! Claude Code settings file, to paste under an agent.
 //!
 //! Claude Code's hook protocol is close to ours (stdin JSON, exit 2 blocks, camelCase output
-//! accepted, DECISIONS X13), so the work is renaming: events (`PreToolUse` → `pre_tool_use`),
-//! tool names inside matchers (`Bash` → `shell`, `Edit|MultiEdit` → `edit_file`, …),
-//! `$CLAUDE_PROJECT_DIR` → `$TETHER_PROJECT_DIR`. Whatever has no equivalent is kept visible as
-//! a YAML comment next to where it would go, never dropped silently. The output is built as
+//! accepted, DECISIONS X13), so the work is renaming: events (`PreToolUse` → `pre_tool_use`)
+//! and tool names inside matchers (`Bash` → `shell`, `Edit|MultiEdit` → `edit_file`, …). Each
+//! command and http hook is marked `dialect: claude`, so the script itself runs unchanged: it
+//! reads Claude's names and keys (`tool_input.command`) and `$CLAUDE_PROJECT_DIR`. Whatever has
+//! no equivalent is kept visible as a YAML comment next to where it would go, never dropped
+//! silently. The output is built as
 //! text (with JSON-quoted scalars, which YAML reads as double-quoted strings) because the
 //! comments are the point.
 
@@ -13,41 +15,20 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::{Map, Value};
+use tether_hooks::claude;
 use tether_protocol::HookEvent;
 
 use crate::common::user_error;
 use crate::{out, status};
 
-/// Claude Code event → Tether event.
-const EVENTS: [(&str, HookEvent); 10] = [
-    ("PreToolUse", HookEvent::PreToolUse),
-    ("PostToolUse", HookEvent::PostToolUse),
-    ("PermissionRequest", HookEvent::PermissionRequest),
-    ("UserPromptSubmit", HookEvent::UserPromptSubmit),
-    ("Stop", HookEvent::Stop),
-    ("SubagentStop", HookEvent::SubagentStop),
-    ("SessionStart", HookEvent::SessionStart),
-    ("SessionEnd", HookEvent::SessionEnd),
-    ("PreCompact", HookEvent::PreCompact),
-    ("Notification", HookEvent::Notification),
-];
-
-/// Claude Code tool → Tether tools (docker-agent names).
-const TOOLS: [(&str, &[&str]); 10] = [
-    ("Bash", &["shell"]),
-    ("Read", &["read_file", "read_multiple_files"]),
-    ("Write", &["write_file"]),
-    ("Edit", &["edit_file"]),
-    ("MultiEdit", &["edit_file"]),
-    ("Glob", &["directory_tree"]),
-    ("Grep", &["search_files_content"]),
-    ("LS", &["list_directory"]),
-    (
-        "TodoWrite",
-        &["create_todo", "create_todos", "update_todos"],
-    ),
-    ("Task", &["transfer_task"]),
-];
+/// Our tools that Claude Code's `tool` stands for.
+fn our_tools(tool: &str) -> Vec<&'static str> {
+    claude::TOOLS
+        .iter()
+        .filter(|(_, c)| *c == tool)
+        .map(|(ours, _)| *ours)
+        .collect()
+}
 
 fn q(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
@@ -70,9 +51,9 @@ fn matcher(claude: &str, notes: &mut Vec<String>) -> String {
     }
     let mut names: Vec<String> = Vec::new();
     for part in claude.split('|') {
-        match TOOLS.iter().find(|(c, _)| *c == part) {
-            Some((_, ours)) => names.extend(ours.iter().map(|s| (*s).to_owned())),
-            None => {
+        match our_tools(part) {
+            ours if !ours.is_empty() => names.extend(ours.into_iter().map(str::to_owned)),
+            _ => {
                 notes.push(format!("no Tether tool for `{part}`; kept as written"));
                 names.push(part.to_owned());
             }
@@ -87,11 +68,9 @@ fn matcher(claude: &str, notes: &mut Vec<String>) -> String {
     unique.join("|")
 }
 
-/// `$CLAUDE_PROJECT_DIR` → `$TETHER_PROJECT_DIR`.
-fn command(text: &str, notes: &mut Vec<String>) -> String {
-    if text.contains("CLAUDE_PROJECT_DIR") {
-        notes.push("$CLAUDE_PROJECT_DIR became $TETHER_PROJECT_DIR".to_owned());
-    }
+/// Notes for the Claude Code variables Tether does not set (`dialect: claude` hooks do get
+/// `CLAUDE_PROJECT_DIR`).
+fn command_notes(text: &str, notes: &mut Vec<String>) {
     let other: Vec<&str> = [
         "CLAUDE_ENV_FILE",
         "CLAUDE_CODE_REMOTE",
@@ -106,7 +85,6 @@ fn command(text: &str, notes: &mut Vec<String>) -> String {
             other.join(", ")
         ));
     }
-    text.replace("CLAUDE_PROJECT_DIR", "TETHER_PROJECT_DIR")
 }
 
 /// `$NAME` → `${NAME}` (Claude accepts both in http headers; Tether only the braced form).
@@ -152,13 +130,16 @@ fn hook(out: &mut String, indent: &str, event: HookEvent, h: &Map<String, Value>
     match kind {
         "command" => {
             let text = h.get("command").and_then(Value::as_str).unwrap_or_default();
+            command_notes(text, &mut notes);
             lines.push("type: command".to_owned());
-            lines.push(format!("command: {}", q(&command(text, &mut notes))));
+            lines.push(format!("command: {}", q(text)));
+            lines.push("dialect: claude".to_owned());
         }
         "http" => {
             let url = h.get("url").and_then(Value::as_str).unwrap_or_default();
             lines.push("type: http".to_owned());
             lines.push(format!("url: {}", q(url)));
+            lines.push("dialect: claude".to_owned());
             if let Some(headers) = h.get("headers").and_then(Value::as_object) {
                 lines.push("headers:".to_owned());
                 for (k, v) in headers {
@@ -229,7 +210,7 @@ pub(crate) fn convert(settings: &Value, source: &str) -> Result<String, String> 
         let groups = groups
             .as_array()
             .ok_or_else(|| format!("`hooks.{name}` is not a list"))?;
-        match EVENTS.iter().find(|(c, _)| c == name) {
+        match claude::EVENTS.iter().find(|(c, _)| c == name) {
             Some((_, event)) => known.push((*event, name, groups)),
             None => {
                 let _ = writeln!(

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use tether_config::{HookKind, load_str};
+use tether_config::{Dialect, HookKind, load_str};
 
 use super::*;
 
@@ -33,8 +33,13 @@ fn listing(hooks: &tether_config::HooksConfig) -> Vec<String> {
                 _ => String::new(),
             };
             let asynchronous = if h.run_async { " async" } else { "" };
+            let dialect = if h.dialect == Dialect::Claude {
+                " claude"
+            } else {
+                ""
+            };
             format!(
-                "{event}{matcher} {} {} {}s{asynchronous}{extra}",
+                "{event}{matcher} {} {} {}s{dialect}{asynchronous}{extra}",
                 h.type_name(),
                 h.target(),
                 h.timeout.as_secs()
@@ -74,26 +79,28 @@ hooks:
   pre_tool_use:  # PreToolUse
     - matcher: "shell"
       hooks:
-        # $CLAUDE_PROJECT_DIR became $TETHER_PROJECT_DIR
         - type: command
-          command: "\"$TETHER_PROJECT_DIR\"/.claude/hooks/block-rm.sh"
+          command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh"
+          dialect: claude
           timeout: 10
   post_tool_use:  # PostToolUse
     - matcher: "edit_file|write_file"
       hooks:
         - type: command
           command: "jq -r '.tool_input.file_path' | xargs npx prettier --write"
+          dialect: claude
   notification:  # Notification
     - type: command
       command: "notify-send 'Claude Code' 'Awaiting your input'"
+      dialect: claude
 "#
     );
     assert_eq!(
         listing(&load(&yaml)),
         [
-            "pre_tool_use [shell] command \"$TETHER_PROJECT_DIR\"/.claude/hooks/block-rm.sh 10s",
-            "post_tool_use [edit_file|write_file] command jq -r '.tool_input.file_path' | xargs npx prettier --write 60s",
-            "notification command notify-send 'Claude Code' 'Awaiting your input' 60s",
+            "pre_tool_use [shell] command \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh 10s claude",
+            "post_tool_use [edit_file|write_file] command jq -r '.tool_input.file_path' | xargs npx prettier --write 60s claude",
+            "notification command notify-send 'Claude Code' 'Awaiting your input' 60s claude",
         ]
     );
 }
@@ -126,12 +133,12 @@ fn session_and_prompt_events_convert_and_flat_matchers_become_comments() {
     assert_eq!(
         listing(&load(&yaml)),
         [
-            "session_start command cat .claude/context.md 60s",
-            "user_prompt_submit command python3 .claude/hooks/validate_prompt.py 5s",
-            "session_end command .claude/hooks/cleanup.sh 60s async",
-            "pre_compact command .claude/hooks/backup-transcript.sh 60s",
-            "subagent_stop command .claude/hooks/log-subagent.sh 60s",
-            "stop command .claude/hooks/check-tests.sh 60s",
+            "session_start command cat .claude/context.md 60s claude",
+            "user_prompt_submit command python3 .claude/hooks/validate_prompt.py 5s claude",
+            "session_end command .claude/hooks/cleanup.sh 60s claude async",
+            "pre_compact command .claude/hooks/backup-transcript.sh 60s claude",
+            "subagent_stop command .claude/hooks/log-subagent.sh 60s claude",
+            "stop command .claude/hooks/check-tests.sh 60s claude",
         ]
     );
 }
@@ -173,9 +180,9 @@ fn hooks_without_an_equivalent_are_kept_as_comments() {
     assert_eq!(
         listing(&load(&yaml)),
         [
-            "pre_tool_use [mcp__github__.*] command ./audit-mcp.sh 60s",
-            "pre_tool_use [WebFetch|read_file|read_multiple_files] command ./check-url.sh 60s",
-            "post_tool_use [*] http https://audit.example.com/claude 5s allowed_env=[\"AUDIT_TOKEN\"]",
+            "pre_tool_use [mcp__github__.*] command ./audit-mcp.sh 60s claude",
+            "pre_tool_use [WebFetch|read_file|read_multiple_files] command ./check-url.sh 60s claude",
+            "post_tool_use [*] http https://audit.example.com/claude 5s claude allowed_env=[\"AUDIT_TOKEN\"]",
         ]
     );
     assert!(
