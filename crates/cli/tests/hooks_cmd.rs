@@ -386,3 +386,42 @@ fn check_reports_invalid_files_with_location_and_exit_1() {
         .assert()
         .code(1);
 }
+
+#[test]
+fn a_claude_code_hook_script_runs_unchanged_under_dialect_claude() {
+    let dir = TempDir::new().unwrap();
+    let hooks_dir = dir.path().join(".claude/hooks");
+    std::fs::create_dir_all(&hooks_dir).unwrap();
+    // As Claude Code's documentation writes a Bash guard.
+    std::fs::write(
+        hooks_dir.join("block-rm.sh"),
+        "#!/bin/bash\nCOMMAND=$(jq -r '.tool_input.command')\nif echo \"$COMMAND\" | grep -q 'rm -rf'; then\n  echo \"Blocked: $COMMAND\" >&2\n  exit 2\nfi\n",
+    )
+    .unwrap();
+    let cfg = dir.path().join("agent.yaml");
+    std::fs::write(
+        &cfg,
+        "agents:\n  root:\n    model: script/x.yaml\n    hooks:\n      pre_tool_use:\n        - matcher: shell\n          hooks:\n            - type: command\n              command: bash \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh\n              dialect: claude\n",
+    )
+    .unwrap();
+
+    let out = tether(dir.path())
+        .args(["hooks", "check", "agent.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("[yaml]  matcher=shell  dialect=claude  agent.yaml:8:15"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stderr.contains("not on PATH"), "{stderr}");
+
+    let call = |cmd: &str| json!({"tool_input": {"cmd": cmd}});
+    let args = ["pre_tool_use", "--config", "agent.yaml", "--tool", "shell"];
+    let (code, out) = fire(dir.path(), &args, call("rm -rf /srv"));
+    assert_eq!((code, &out["message"]), (2, &json!("Blocked: rm -rf /srv")));
+    let (code, _) = fire(dir.path(), &args, call("ls"));
+    assert_eq!(code, 0);
+}

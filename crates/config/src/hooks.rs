@@ -95,6 +95,13 @@ impl Dialect {
             _ => None,
         }
     }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::DockerAgent => "docker-agent",
+            Self::Claude => "claude",
+        }
+    }
 }
 
 /// Where a hook came from (shown by `tether hooks check`).

@@ -45,6 +45,7 @@ struct HookLine<'a> {
     working_dir: Option<&'a str>,
     #[serde(rename = "async")]
     run_async: bool,
+    dialect: &'static str,
     location: Option<String>,
 }
 
@@ -77,6 +78,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         on_error: h.on_error.as_str(),
         working_dir: h.working_dir.as_deref(),
         run_async: h.run_async,
+        dialect: h.dialect.as_str(),
         location: (!location.is_empty())
             .then_some(location)
             .or_else(|| (!h.origin.path.is_empty()).then(|| h.origin.path.clone())),
@@ -205,6 +207,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.run_async {
                     attrs.push("async".to_owned());
+                }
+                if h.dialect != Dialect::DockerAgent {
+                    attrs.push(format!("dialect={}", h.dialect.as_str()));
                 }
                 let at = h.origin.location();
                 if !at.is_empty() {
