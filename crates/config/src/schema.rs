@@ -307,7 +307,7 @@ pub const HOOK_FIELDS: &[Field] = &[
     f(
         "dialect",
         T::Enum(&Dialect::NAMES),
-        "`command` / `http`: `claude` gives the hook Claude Code's event and tool names and input keys (`tool_input.command`, `file_path`) and maps its `updatedInput` back, so Claude Code hook scripts run unchanged.",
+        "`command` / `http`: `claude` gives the hook Claude Code's event and tool names and input keys (`tool_input.command`, `file_path`), maps its `updatedInput` back and reads its verdicts as Claude Code does, so Claude Code hook scripts run unchanged.",
     ),
 ];
 

@@ -8,11 +8,18 @@
 //! Claude-dialect hook gets the Input in Claude's spelling and its `updatedInput` is spelled
 //! back. Everything else in the Input is ours (for example `tool_response` stays the tool's
 //! text, where Claude sends an object).
+//!
+//! One verdict differs too: on `PostToolUse` the tool has already run, and Claude hands an exit
+//! 2's stderr (or a `decision: "block"`'s reason) to the model and goes on, where a
+//! docker-agent hook stops the run. A Claude-dialect hook keeps Claude's meaning: its reason
+//! becomes context for the next model call.
 
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use tether_protocol::{HookEvent, HookInput, HookOutput};
+
+use crate::result::Outcome;
 
 /// Claude Code event names, for the events both have.
 pub const EVENTS: [(&str, HookEvent); 10] = [
@@ -93,8 +100,50 @@ pub(crate) fn payload(event: HookEvent, input: &HookInput) -> Arc<[u8]> {
         .unwrap_or_else(|_| Arc::from(&b"{}"[..]))
 }
 
+/// Reads a Claude hook's outcome with Claude's meaning: `updatedInput` spelled back, and a
+/// `PostToolUse` block turned into context for the model.
+pub(crate) fn adapt(event: HookEvent, tool: &str, outcome: &mut Outcome) {
+    let Outcome::Exited {
+        code,
+        stdout,
+        stderr,
+        output,
+    } = outcome
+    else {
+        return;
+    };
+    if event == HookEvent::PostToolUse {
+        let reason = if *code == 2 {
+            *code = 0;
+            stdout.clear();
+            Some(std::mem::take(stderr).trim().to_owned())
+        } else if let Some(o) = output
+            .as_mut()
+            .filter(|o| o.decision.eq_ignore_ascii_case("block"))
+        {
+            o.decision.clear();
+            Some(std::mem::take(&mut o.reason))
+        } else {
+            None
+        };
+        if let Some(reason) = reason.filter(|r| !r.is_empty()) {
+            let specific = output
+                .get_or_insert_with(HookOutput::default)
+                .hook_specific_output
+                .get_or_insert_with(Box::default);
+            if !specific.additional_context.is_empty() {
+                specific.additional_context.push('\n');
+            }
+            specific.additional_context.push_str(&reason);
+        }
+    }
+    if let Some(o) = output {
+        map_output(tool, o);
+    }
+}
+
 /// Spells a Claude hook's `updatedInput` keys back as the tool `tool` expects them.
-pub(crate) fn map_output(tool: &str, output: &mut HookOutput) {
+fn map_output(tool: &str, output: &mut HookOutput) {
     let Some(args) = output
         .hook_specific_output
         .as_mut()

@@ -435,13 +435,8 @@ impl Runner {
             }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
-        if hook.spec.dialect == Dialect::Claude
-            && let Outcome::Exited {
-                output: Some(output),
-                ..
-            } = &mut outcome
-        {
-            claude::map_output(&input.tool_name, output);
+        if hook.spec.dialect == Dialect::Claude {
+            claude::adapt(event, &input.tool_name, &mut outcome);
         }
         let duration = started.elapsed();
         let (exit_code, error) = match &outcome {

@@ -167,3 +167,51 @@ fn dialect_is_checked_at_load() {
         "{builtin}"
     );
 }
+
+#[tokio::test]
+async fn a_claude_post_tool_use_block_reaches_the_model_instead_of_stopping_the_run() {
+    let dir = TempDir::new().unwrap();
+    let lint = script(
+        dir.path(),
+        "lint.sh",
+        "echo 'lint failed: missing semicolon' >&2; exit 2\n",
+    );
+    let json = script(
+        dir.path(),
+        "review.sh",
+        r#"echo '{"decision": "block", "reason": "add a test for this change"}'"#,
+    );
+    let hooks = |dialect: &str| {
+        format!(
+            "post_tool_use:\n  - matcher: shell\n    hooks:\n      - {{type: command, command: {lint:?}{dialect}}}\n      - {{type: command, command: {json:?}{dialect}}}\n"
+        )
+    };
+    let mut input = shell_call("make");
+    input.tool_response = Some("ok".into());
+    let fire = |exec: Executor, input: HookInput| async move {
+        exec.dispatch(
+            HookEvent::PostToolUse,
+            Lane::Default,
+            input,
+            &CancellationToken::new(),
+        )
+        .await
+    };
+
+    let r = fire(
+        executor(dir.path(), &hooks(", dialect: claude")),
+        input.clone(),
+    )
+    .await;
+    assert_eq!(
+        (r.allowed, r.additional_context.as_str()),
+        (
+            true,
+            "lint failed: missing semicolon\nadd a test for this change"
+        )
+    );
+
+    // docker-agent's meaning: a post_tool_use block stops the run.
+    let r = fire(executor(dir.path(), &hooks("")), input).await;
+    assert!(!r.allowed);
+}
