@@ -45,7 +45,7 @@ pub(crate) enum HooksCommand {
     Check(CheckArgs),
     /// Dispatch one event through an agent's hooks and print the aggregated result as JSON.
     Fire(FireArgs),
-    /// Print the Tether `hooks:` YAML equivalent to a Claude Code settings file.
+    /// Print the Tether `hooks:` YAML (and `permissions`) equivalent to a Claude Code settings file.
     ImportClaude(ImportClaudeArgs),
     /// List the hook events, one line each.
     Events,

@@ -7,7 +7,8 @@
 //! command and http hook is marked `dialect: claude`, so the script itself runs unchanged: it
 //! reads Claude's names and keys (`tool_input.command`) and `$CLAUDE_PROJECT_DIR`. Whatever has
 //! no equivalent is kept visible as a YAML comment next to where it would go, never dropped
-//! silently. The output is built as
+//! silently. Claude's `permissions` rules follow as a commented top-level `permissions:` block
+//! (`Bash(npm run test:*)` → `shell:cmd=npm run test*`); path rules are left to the user. The output is built as
 //! text (with JSON-quoted scalars, which YAML reads as double-quoted strings) because the
 //! comments are the point.
 
@@ -267,7 +268,91 @@ pub(crate) fn convert(settings: &Value, source: &str) -> Result<String, String> 
     if empty {
         out.push_str("  {}\n");
     }
+    if let Some(permissions) = settings.get("permissions").and_then(Value::as_object) {
+        out.push_str(&permissions_block(permissions));
+    }
     Ok(out)
+}
+
+/// One Claude Code permission rule as Tether patterns (hooks-spec §6.2), or why it cannot be.
+fn permission_rule(rule: &str) -> Result<Vec<String>, String> {
+    let rule = rule.trim();
+    let (tool, spec) = match rule.split_once('(') {
+        Some((tool, rest)) => match rest.strip_suffix(')') {
+            Some(spec) => (tool, Some(spec)),
+            None => return Err(format!("`{rule}`: not a rule Tether can read")),
+        },
+        None => (rule, None),
+    };
+    let ours = our_tools(tool);
+    if ours.is_empty() {
+        return Err(format!("`{rule}`: no Tether tool for `{tool}`"));
+    }
+    match spec.filter(|s| !s.is_empty() && *s != "*") {
+        None => Ok(ours.iter().map(|t| (*t).to_owned()).collect()),
+        Some(spec) if tool == "Bash" => {
+            // `npm run test:*` is Claude's prefix form; `:` separates conditions in ours.
+            let value = spec
+                .strip_suffix(":*")
+                .map_or_else(|| spec.to_owned(), |prefix| format!("{prefix}*"));
+            if value.contains(':') {
+                return Err(format!(
+                    "`{rule}`: a `:` inside the command cannot be written in a Tether pattern"
+                ));
+            }
+            Ok(vec![format!("shell:cmd={value}")])
+        }
+        Some(_) => Err(format!(
+            "`{rule}`: Claude matches these paths gitignore-style; write the `{}:path=…` pattern by hand",
+            ours[0]
+        )),
+    }
+}
+
+/// Claude Code's `permissions` as a commented top-level `permissions:` block: it belongs at the
+/// top of the agent file, not under the agent where the hooks go.
+fn permissions_block(permissions: &Map<String, Value>) -> String {
+    let mut lists: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut notes = Vec::new();
+    for key in ["allow", "ask", "deny"] {
+        let rules = permissions
+            .get(key)
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut patterns = Vec::new();
+        for rule in rules.iter().filter_map(Value::as_str) {
+            match permission_rule(rule) {
+                Ok(p) => patterns.extend(p),
+                Err(why) => notes.push(format!("{key} {why}; not converted")),
+            }
+        }
+        if !patterns.is_empty() {
+            lists.push((key, patterns));
+        }
+    }
+    for key in permissions.keys() {
+        if !matches!(key.as_str(), "allow" | "ask" | "deny") {
+            notes.push(format!(
+                "permissions.{key} has no Tether equivalent; dropped"
+            ));
+        }
+    }
+    if lists.is_empty() && notes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\n# Claude Code's permissions, as Tether's top-level `permissions` (uncomment at the top\n# level of the agent file, beside `agents:`):\n",
+    );
+    if !lists.is_empty() {
+        out.push_str("# permissions:\n");
+        for (key, patterns) in &lists {
+            let quoted: Vec<String> = patterns.iter().map(|p| q(p)).collect();
+            let _ = writeln!(out, "#   {key}: [{}]", quoted.join(", "));
+        }
+    }
+    comment_lines(&mut out, "", &notes);
+    out
 }
 
 pub(crate) fn run(path: &Path) -> anyhow::Result<u8> {

@@ -1,4 +1,4 @@
-//! Three realistic Claude Code settings files: each converts to YAML that loads as an agent's
+//! Realistic Claude Code settings files: each converts to YAML that loads as an agent's
 //! hooks, with the expected events, matchers, commands and comments.
 
 use std::path::Path;
@@ -93,6 +93,11 @@ hooks:
     - type: command
       command: "notify-send 'Claude Code' 'Awaiting your input'"
       dialect: claude
+
+# Claude Code's permissions, as Tether's top-level `permissions` (uncomment at the top
+# level of the agent file, beside `agents:`):
+# permissions:
+#   allow: ["shell:cmd=npm run lint"]
 "#
     );
     assert_eq!(
@@ -196,5 +201,55 @@ fn a_file_without_hooks_is_an_error() {
     assert_eq!(
         convert(&json!({"permissions": {}}), "s.json"),
         Err("`s.json` has no `hooks` section".to_owned())
+    );
+}
+
+#[test]
+fn permissions_become_a_commented_top_level_block() {
+    let settings = json!({
+        "permissions": {
+            "allow": ["Bash(npm run test:*)", "Bash(git status)", "Read", "Grep(*)"],
+            "ask": ["Bash(git push:*)"],
+            "deny": ["Bash(rm -rf *)", "Read(./.env)", "WebFetch(domain:example.com)", "Bash(docker run a:b)"],
+            "defaultMode": "acceptEdits"
+        },
+        "hooks": {}
+    });
+    let yaml = convert(&settings, "settings.json").unwrap();
+    let block = &yaml[yaml.find("\n# Claude Code's permissions").unwrap()..];
+    assert_eq!(
+        block,
+        r#"
+# Claude Code's permissions, as Tether's top-level `permissions` (uncomment at the top
+# level of the agent file, beside `agents:`):
+# permissions:
+#   allow: ["shell:cmd=npm run test*", "shell:cmd=git status", "read_file", "read_multiple_files", "search_files_content"]
+#   ask: ["shell:cmd=git push*"]
+#   deny: ["shell:cmd=rm -rf *"]
+# deny `Read(./.env)`: Claude matches these paths gitignore-style; write the `read_file:path=…` pattern by hand; not converted
+# deny `WebFetch(domain:example.com)`: no Tether tool for `WebFetch`; not converted
+# deny `Bash(docker run a:b)`: a `:` inside the command cannot be written in a Tether pattern; not converted
+# permissions.defaultMode has no Tether equivalent; dropped
+"#
+    );
+    // Uncommented at the top level, the block loads as an agent file's permissions.
+    let uncommented: String = block
+        .lines()
+        .filter_map(|l| l.strip_prefix("# "))
+        .filter(|l| l.starts_with("permissions:") || l.starts_with("  "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let file = format!("{uncommented}agents:\n  root:\n    model: openai/gpt-4o\n");
+    let loaded = load_str(&file, "agent.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let args = |cmd: &str| json!({"cmd": cmd}).as_object().cloned().unwrap();
+    assert_eq!(
+        loaded.permissions.check("shell", &args("rm -rf /")),
+        Some(tether_config::PermissionVerdict::Deny)
+    );
+    assert_eq!(
+        loaded
+            .permissions
+            .check("shell", &args("npm run test:unit")),
+        Some(tether_config::PermissionVerdict::Allow)
     );
 }
