@@ -172,6 +172,37 @@ const EXPECTED: &[Expect] = &[
         ],
         hides: &[],
     },
+    Expect {
+        command: "tether hooks import-claude .claude/settings.json",
+        code: 0,
+        shows: &[
+            "dialect: claude",
+            "#   deny: [\"shell:cmd=sudo*\"]",
+            "deny `Read(./.env)`",
+        ],
+        hides: &[],
+    },
+    Expect {
+        command: "tether run claude.yaml --exec \"Run: rm -rf build\" </dev/null",
+        code: 0,
+        shows: &[
+            "Tool call blocked by hook: Blocked by ",
+            "rm -rf build deletes recursively",
+        ],
+        hides: &["Calling shell"],
+    },
+    Expect {
+        command: "echo y | tether run claude.yaml --exec \"Write: notes.md\"",
+        code: 0,
+        shows: &["File written successfully: notes.md"],
+        hides: &[],
+    },
+    Expect {
+        command: "tether run claude.yaml --exec \"Run: sudo id\" </dev/null",
+        code: 0,
+        shows: &["Tool 'shell' is denied by permissions configuration."],
+        hides: &["Calling shell"],
+    },
 ];
 
 #[test]
@@ -233,6 +264,9 @@ fn every_tour_command_runs_as_the_readme_says() {
     );
     let responses = std::fs::read_to_string(dir.path().join("agent-responses.log")).unwrap();
     assert!(responses.contains("chars"), "{responses}");
+    // The Claude hook read `tool_input.file_path` (ours is `path`) and `$CLAUDE_PROJECT_DIR`.
+    let edited = std::fs::read_to_string(dir.path().join("edited-files.log")).unwrap();
+    assert_eq!(edited, "notes.md\n");
     let notes = std::fs::read_to_string(dir.path().join("agent-notifications.log")).unwrap();
     assert!(
         notes.contains("[error]") && notes.contains("asked to fail"),
