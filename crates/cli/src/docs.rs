@@ -153,7 +153,7 @@ const DECISIONS: &str = "
 | `redact_secrets` | off unless the agent sets `redact_secrets: true` or wires the builtin |
 | `snapshot` | always registered; `settings.snapshot: true` injects it |
 | hook environment | `TETHER_SESSION_ID`, `TETHER_HOOK_EVENT`, `TETHER_PROJECT_DIR` |
-| Claude Code hooks | `dialect: claude` on a command or http hook: it reads Claude's event and tool names (`PreToolUse`, `Bash`), `tool_input.command` / `file_path`, and `CLAUDE_PROJECT_DIR`; its `updatedInput` is spelled back, and on `post_tool_use` its block (exit 2 or `decision: block`) is context for the model, as in Claude Code, instead of stopping the run. `tether hooks import-claude` marks every hook it converts |
+| Claude Code hooks | `dialect: claude` on a command or http hook: it reads Claude's event and tool names (`PreToolUse`, `Bash`), `tool_input.command` / `file_path`, and `CLAUDE_PROJECT_DIR`; its `updatedInput` is spelled back, on `post_tool_use` its block (exit 2 or `decision: block`) is context for the model instead of stopping the run, and on `stop` its block keeps the agent going with the reason (`stop_hook_active` is set on the next `stop`; at most 10 times a run), as in Claude Code. `tether hooks import-claude` marks every hook it converts |
 ";
 
 /// `docs/cli.md`, from the clap definitions.

@@ -54,7 +54,13 @@ pub(crate) struct RunState {
     pub(crate) detector: LoopDetector,
     /// An overflow compaction was tried since the last successful model call.
     pub(crate) overflow_retried: bool,
+    /// Times a `dialect: claude` stop hook kept the agent going in this run.
+    pub(crate) stop_continuations: u32,
 }
+
+/// How often `dialect: claude` stop hooks may keep one run going: a script that ignores
+/// `stop_hook_active` must not loop forever.
+pub(crate) const MAX_STOP_CONTINUATIONS: u32 = 10;
 
 /// The hook that made a result block, for notices.
 pub(crate) fn blocking_hook(r: &HookResult) -> String {
@@ -230,6 +236,7 @@ impl Runtime {
             max_iterations: agent.max_iterations,
             detector: LoopDetector::new(agent.max_consecutive_tool_calls),
             overflow_retried: false,
+            stop_continuations: 0,
         };
         if let Some(text) = prompt {
             self.record(session, Message::user(text.clone()));

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::AgentRuntime;
 use crate::context;
 use crate::loop_detector;
-use crate::run::{Next, RunState, StopReason};
+use crate::run::{MAX_STOP_CONTINUATIONS, Next, RunState, StopReason};
 use crate::session::Session;
 use crate::setup::Runtime;
 
@@ -150,11 +150,31 @@ impl Runtime {
             let mut input = self.input(agent, &session.id);
             input.stop_response = text;
             input.last_user_message = session.last_user_message();
+            input.stop_hook_active = state.stop_continuations > 0;
             let r = self
                 .fire(agent, &session.id, HookEvent::Stop, input, cancel)
                 .await;
             if !r.additional_context.is_empty() {
                 session.pending_context.push(r.additional_context);
+            }
+            // Claude Code's Stop block: the agent goes on, told why.
+            if !r.keep_going.is_empty() && !cancel.is_cancelled() {
+                let reason = r.keep_going.join("\n");
+                let message = if state.stop_continuations < MAX_STOP_CONTINUATIONS {
+                    format!("a stop hook keeps the agent going: {reason}")
+                } else {
+                    format!(
+                        "a stop hook asked to keep going {MAX_STOP_CONTINUATIONS} times in this run; stopping: {reason}"
+                    )
+                };
+                self.emit(&session.id, RuntimeEvent::Warning { message });
+                if state.stop_continuations < MAX_STOP_CONTINUATIONS {
+                    state.stop_continuations += 1;
+                    session
+                        .pending_context
+                        .push(format!("Stop hook feedback:\n{reason}"));
+                    return ("continue", Next::Continue);
+                }
             }
             if self.force_handoff(agent, session).await {
                 return ("force_handoff", Next::Continue);

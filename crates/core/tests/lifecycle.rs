@@ -289,3 +289,67 @@ async fn max_iterations_resume_fires_on_session_resume() {
     assert_eq!(inputs(&r)[0]["previous_max_iterations"], json!(1));
     assert_eq!(inputs(&r)[0]["new_max_iterations"], json!(11));
 }
+
+/// A Claude Code Stop hook of the "keep going until the tests pass" kind: it blocks once, then
+/// lets go when Claude's `stop_hook_active` says the agent already went on for it.
+fn claude_stop_hook(dir: &std::path::Path, dialect: &str) -> String {
+    let script = dir.join("check-tests.sh");
+    std::fs::write(
+        &script,
+        "INPUT=$(cat)\nif [ \"$(echo \"$INPUT\" | jq -r '.stop_hook_active')\" = true ]; then exit 0; fi\necho 'tests are failing: fix them' >&2\nexit 2\n",
+    )
+    .unwrap();
+    format!(
+        "hooks:\n  stop:\n    - {{type: command, command: 'bash {}'{dialect}}}\n",
+        script.display()
+    )
+}
+
+#[tokio::test]
+async fn a_claude_stop_hook_block_keeps_the_agent_going_with_its_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let agent = claude_stop_hook(dir.path(), ", dialect: claude");
+    let mut h = Harness::start(Setup::new(&agent)).await;
+    h.push(Turn::text("done"));
+    h.push(Turn::text("fixed the tests"));
+    let out = h.run_once("make the tests pass").await;
+    assert_eq!(out.reason, StopReason::Normal);
+    assert_eq!(h.requests().len(), 2);
+    assert!(
+        h.sent(1).contains(&(
+            "system".into(),
+            "Stop hook feedback:\ntests are failing: fix them".into()
+        )),
+        "{:?}",
+        h.sent(1)
+    );
+    assert!(h.events().iter().any(|e| matches!(
+        e,
+        RuntimeEvent::Warning { message } if message == "a stop hook keeps the agent going: tests are failing: fix them"
+    )));
+
+    // docker-agent's reading: a stop verdict is ignored and the run ends.
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::start(Setup::new(&claude_stop_hook(dir.path(), ""))).await;
+    h.push(Turn::text("done"));
+    assert_eq!(
+        h.run_once("make the tests pass").await.reason,
+        StopReason::Normal
+    );
+    assert_eq!(h.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_claude_stop_hook_that_never_lets_go_is_cut_off() {
+    let agent = "hooks:\n  stop:\n    - {type: command, command: 'echo never >&2; exit 2', dialect: claude}\n";
+    let mut h = Harness::start(Setup::new(agent)).await;
+    for i in 0..12 {
+        h.push(Turn::text(format!("answer {i}")));
+    }
+    assert_eq!(h.run_once("go").await.reason, StopReason::Normal);
+    assert_eq!(
+        h.requests().len(),
+        11,
+        "ten continuations, then the run ends"
+    );
+}

@@ -9,10 +9,12 @@
 //! back. Everything else in the Input is ours (for example `tool_response` stays the tool's
 //! text, where Claude sends an object).
 //!
-//! One verdict differs too: on `PostToolUse` the tool has already run, and Claude hands an exit
-//! 2's stderr (or a `decision: "block"`'s reason) to the model and goes on, where a
-//! docker-agent hook stops the run. A Claude-dialect hook keeps Claude's meaning: its reason
-//! becomes context for the next model call.
+//! Two verdicts differ too, and a Claude-dialect hook keeps Claude's meaning. On `PostToolUse`
+//! the tool has already run: Claude hands an exit 2's stderr (or a `decision: "block"`'s
+//! reason) to the model and goes on, where a docker-agent hook stops the run; here the reason
+//! becomes context for the next model call. On `Stop` a block keeps the agent working with the
+//! reason as feedback (the runtime reads `HookResult::keep_going`), where docker-agent ignores
+//! stop verdicts.
 
 use std::sync::Arc;
 
@@ -139,6 +141,34 @@ pub(crate) fn adapt(event: HookEvent, tool: &str, outcome: &mut Outcome) {
     }
     if let Some(o) = output {
         map_output(tool, o);
+    }
+}
+
+/// The reason a Claude hook blocked a `Stop` (exit 2's stderr, or `decision: "block"`'s reason).
+pub(crate) fn stop_block(outcome: &Outcome) -> Option<String> {
+    match outcome {
+        Outcome::Exited {
+            code: 2,
+            stdout,
+            stderr,
+            ..
+        } => Some(
+            [stderr.trim(), stdout.trim()]
+                .into_iter()
+                .find(|s| !s.is_empty())
+                .unwrap_or("a Stop hook asked to keep going")
+                .to_owned(),
+        ),
+        Outcome::Exited {
+            code: 0,
+            output: Some(o),
+            ..
+        } if o.decision.eq_ignore_ascii_case("block") => Some(if o.reason.trim().is_empty() {
+            "a Stop hook asked to keep going".to_owned()
+        } else {
+            o.reason.trim().to_owned()
+        }),
+        _ => None,
     }
 }
 

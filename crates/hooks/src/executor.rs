@@ -316,7 +316,7 @@ impl Executor {
                 join_all(futures).await
             }
         };
-        aggregate(
+        let mut r = aggregate(
             event,
             lane,
             hooks.iter().zip(runs).map(|(h, run)| {
@@ -326,7 +326,16 @@ impl Executor {
                 };
                 (policy, run)
             }),
-        )
+        );
+        if event == HookEvent::Stop {
+            r.keep_going = hooks
+                .iter()
+                .zip(&r.runs)
+                .filter(|(h, _)| h.spec.dialect == Dialect::Claude)
+                .filter_map(|(_, run)| claude::stop_block(&run.outcome))
+                .collect();
+        }
+        r
     }
 
     async fn run_chain(

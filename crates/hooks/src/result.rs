@@ -147,6 +147,9 @@ pub struct HookResult {
     pub stderr: String,
     /// Non-fatal problems to show the user (failed hooks under `on_error: warn`, …).
     pub warnings: Vec<String>,
+    /// `stop`: the reasons of `dialect: claude` hooks that blocked, which in Claude Code keeps
+    /// the agent working with the reason as its next instruction.
+    pub keep_going: Vec<String>,
     pub runs: Vec<HookRun>,
 }
 
@@ -171,6 +174,7 @@ impl HookResult {
             exit_code: 0,
             stderr: String::new(),
             warnings: Vec::new(),
+            keep_going: Vec::new(),
             runs: Vec::new(),
         }
     }

@@ -62,6 +62,10 @@ pub struct HookInput {
     pub reason: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub stop_response: String,
+    /// `stop`: the agent went on because a `dialect: claude` stop hook blocked (Claude Code's
+    /// field, so its scripts can avoid keeping the agent going forever).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stop_hook_active: bool,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub prompt: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
