@@ -17,7 +17,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::args::RunArgs;
-use crate::commands::run::{Prepared, prepare};
+use crate::commands::run::{Prepared, cancel_on_signals, prepare};
 use crate::console::Console;
 
 const HELP: &str = "commands:
@@ -174,7 +174,8 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } = prepare(&args, sink, observers, interaction, first_prompt.as_deref()).await?;
     let mut lines = spawn_input(&console, terminal);
     let ended = CancellationToken::new();
-    watch_sigterm(ended.clone());
+    // SIGTERM (and SIGINT when no line editor catches Ctrl-C) ends the session.
+    cancel_on_signals(ended.clone());
     let source = if resumed { "resume" } else { "startup" };
     runtime.start_session(&mut session, source, &ended).await;
     console.banner(&session.agent, &session.id);
@@ -319,24 +320,6 @@ async fn run_turn(
             },
         }
     }
-}
-
-/// SIGTERM (and SIGINT when no line editor catches Ctrl-C) ends the session.
-fn watch_sigterm(ended: CancellationToken) {
-    use tokio::signal::unix::{SignalKind, signal};
-    tokio::spawn(async move {
-        let (Ok(mut int), Ok(mut term)) = (
-            signal(SignalKind::interrupt()),
-            signal(SignalKind::terminate()),
-        ) else {
-            return;
-        };
-        tokio::select! {
-            _ = int.recv() => {}
-            _ = term.recv() => {}
-        }
-        ended.cancel();
-    });
 }
 
 fn hooks_listing(runtime: &Runtime, session: &Session) -> String {
