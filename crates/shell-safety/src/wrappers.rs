@@ -119,25 +119,7 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
                     safe: false,
                 });
             }
-            let assigned = args[start..]
-                .iter()
-                .take_while(|w| is_assignment(w))
-                .count();
-            let rest = &args[start + assigned..];
-            if rest.is_empty() {
-                Wrap::Bare {
-                    elevates: true,
-                    safe: false,
-                }
-            } else {
-                Wrap::Exec {
-                    rest,
-                    env: &args[start..start + assigned],
-                    elevates: true,
-                    keeps_safe: false,
-                    placeholder: None,
-                }
-            }
+            assignments_then_exec(&args[start..], true, false)
         }
         "sudoedit" => Wrap::Bare {
             elevates: true,
@@ -175,25 +157,7 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
                 });
             }
             let start = skip_options(args, "uC", &["unset", "chdir"]);
-            let assigned = args[start..]
-                .iter()
-                .take_while(|w| is_assignment(w))
-                .count();
-            let rest = &args[start + assigned..];
-            if rest.is_empty() {
-                Wrap::Bare {
-                    elevates: false,
-                    safe: true,
-                }
-            } else {
-                Wrap::Exec {
-                    rest,
-                    env: &args[start..start + assigned],
-                    elevates: false,
-                    keeps_safe: true,
-                    placeholder: None,
-                }
-            }
+            assignments_then_exec(&args[start..], false, true)
         }
         "nice" => safe_exec(&args[skip_options(args, "n", &["adjustment"])..]),
         "nohup" | "setsid" | "unbuffer" | "builtin" | "busybox" | "toybox" => {
@@ -416,6 +380,26 @@ fn safe_exec(rest: &[Word]) -> Wrap<'_> {
             env: &[],
             elevates: false,
             keeps_safe: true,
+            placeholder: None,
+        }
+    }
+}
+
+/// `NAME=value…` operands (of `env` or `sudo`), then the command they apply to.
+fn assignments_then_exec(operands: &[Word], elevates: bool, keeps_safe: bool) -> Wrap<'_> {
+    let assigned = operands.iter().take_while(|w| is_assignment(w)).count();
+    let (env, rest) = operands.split_at(assigned);
+    if rest.is_empty() {
+        Wrap::Bare {
+            elevates,
+            safe: keeps_safe,
+        }
+    } else {
+        Wrap::Exec {
+            rest,
+            env,
+            elevates,
+            keeps_safe,
             placeholder: None,
         }
     }
