@@ -156,6 +156,12 @@ fn mounts_host(spec: &str) -> bool {
 }
 
 fn compose(tool: &str, args: Args<'_>) -> Option<Hit> {
+    let (action, rest) = compose_subcommand(args)?;
+    compose_action(tool, action, rest)
+}
+
+/// Skips compose's global options (`-f file`, `-p name`, …) and returns the action.
+fn compose_subcommand(args: Args<'_>) -> Option<(&str, Args<'_>)> {
     let words = args.words();
     let mut i = 0;
     while let Some(word) = words.get(i) {
@@ -168,7 +174,7 @@ fn compose(tool: &str, args: Args<'_>) -> Option<Hit> {
             | "--env-file"
             | "--project-directory" => i += 2,
             text if text.starts_with('-') => i += 1,
-            text => return compose_action(tool, text, Args(&words[i + 1..])),
+            text => return Some((text, Args(&words[i + 1..]))),
         }
     }
     None
@@ -340,28 +346,14 @@ pub(crate) fn docker_read_only(args: Args<'_>) -> bool {
 
 /// Whether a compose command only reads.
 pub(crate) fn compose_read_only(args: Args<'_>) -> bool {
-    let words = args.words();
-    let mut i = 0;
-    while let Some(word) = words.get(i) {
-        match word.text.as_str() {
-            "-f"
-            | "--file"
-            | "-p"
-            | "--project-name"
-            | "--profile"
-            | "--env-file"
-            | "--project-directory" => i += 2,
-            text if text.starts_with('-') => i += 1,
-            "logs" => return !Args(&words[i + 1..]).flag('f', "follow"),
-            text => {
-                return matches!(
-                    text,
-                    "ps" | "ls" | "config" | "images" | "version" | "top" | "port"
-                );
-            }
-        }
+    match compose_subcommand(args) {
+        Some(("logs", rest)) => !rest.flag('f', "follow"),
+        Some((action, _)) => matches!(
+            action,
+            "ps" | "ls" | "config" | "images" | "version" | "top" | "port"
+        ),
+        None => false,
     }
-    false
 }
 
 /// Whether a kubectl command only reads (`get`, `describe`, `logs` without `-f`, …).
