@@ -10,7 +10,7 @@ use tether_core::{Confirmation, ConfirmationRequest, Interaction};
 use crate::render::call_arguments;
 
 /// How many times `--yolo` extends past `max_iterations` before giving up.
-const YOLO_EXTENSIONS: u32 = 5;
+pub(crate) const YOLO_EXTENSIONS: u32 = 5;
 
 #[derive(Debug)]
 pub(crate) struct PromptInteraction {

@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use crate::args::RunArgs;
 use crate::commands::run::{Prepared, cancel_on_signals, prepare};
 use crate::console::Console;
+use crate::interact::YOLO_EXTENSIONS;
 
 const HELP: &str = "commands:
   /help              this help
@@ -137,7 +138,7 @@ impl Interaction for Asker {
     fn approve_more_iterations(&self, limit: u32) -> BoxFuture<'_, bool> {
         Box::pin(async move {
             if self.yolo {
-                return self.extensions.fetch_add(1, Ordering::Relaxed) < 5;
+                return self.extensions.fetch_add(1, Ordering::Relaxed) < YOLO_EXTENSIONS;
             }
             let q = format!("Maximum iterations reached ({limit}). Continue? ([y]es/[n]o)");
             matches!(self.ask(&q).await.as_deref(), Some("y" | "yes"))
