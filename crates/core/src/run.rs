@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use tether_hooks::HookResult;
-use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tether_protocol::{HookEvent, HookInput, Message, RuntimeEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
@@ -239,29 +239,22 @@ impl Runtime {
             stop_continuations: 0,
         };
         if let Some(text) = prompt {
-            self.record(session, Message::user(text.clone()));
-            self.emit(
-                &session.id,
-                RuntimeEvent::UserMessage { text: text.clone() },
-            );
+            self.record_user(session, &text);
             let mut input = self.input(&agent, &session.id);
             input.prompt = text;
-            let r = self
-                .fire(
+            if let Err(reason) = self
+                .submit(
                     &agent,
                     &session.id,
+                    &mut state,
                     HookEvent::UserPromptSubmit,
                     input,
                     cancel,
                 )
-                .await;
-            if !r.allowed {
-                return stop(
-                    self.shutdown(&agent, &session.id, HookEvent::UserPromptSubmit, &r)
-                        .await,
-                );
+                .await
+            {
+                return stop(reason);
             }
-            state.prompt_ctx = r.additional_context;
         }
         let mut shown_agent = String::new();
         loop {
@@ -293,12 +286,11 @@ impl Runtime {
                 self.compact(session, crate::Compaction::Threshold, cancel)
                     .await;
             }
-            match self
+            if let Err(reason) = self
                 .drain_steering(&agent, session, &mut state, cancel)
                 .await
             {
-                Ok(_) => {}
-                Err(reason) => return stop(reason),
+                return stop(reason);
             }
             state.iterations += 1;
             self.emit(
@@ -390,6 +382,37 @@ impl Runtime {
         Some(StopReason::MaxIterations { limit })
     }
 
+    /// Records a message the user typed and shows it.
+    fn record_user(&self, session: &mut Session, text: &str) {
+        self.record(session, Message::user(text));
+        self.emit(
+            &session.id,
+            RuntimeEvent::UserMessage {
+                text: text.to_owned(),
+            },
+        );
+    }
+
+    /// Fires a submission event (`user_prompt_submit`, `user_steering_messages_submit`,
+    /// `user_followup_submit`): a block stops the run; the context becomes this run's prompt
+    /// context (U).
+    async fn submit(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        state: &mut RunState,
+        event: HookEvent,
+        input: HookInput,
+        cancel: &CancellationToken,
+    ) -> Result<(), StopReason> {
+        let r = self.fire(agent, session_id, event, input, cancel).await;
+        if !r.allowed {
+            return Err(self.shutdown(agent, session_id, event, &r).await);
+        }
+        state.prompt_ctx = r.additional_context;
+        Ok(())
+    }
+
     /// Drains the steering queue: the messages join the session and
     /// `user_steering_messages_submit` fires. `Ok(true)` if anything was drained.
     pub(crate) async fn drain_steering(
@@ -404,34 +427,19 @@ impl Runtime {
             return Ok(false);
         }
         for text in &drained {
-            self.record(session, Message::user(text.clone()));
-            self.emit(
-                &session.id,
-                RuntimeEvent::UserMessage { text: text.clone() },
-            );
+            self.record_user(session, text);
         }
         let mut input = self.input(agent, &session.id);
         input.steering_messages = drained;
-        let r = self
-            .fire(
-                agent,
-                &session.id,
-                HookEvent::UserSteeringMessagesSubmit,
-                input,
-                cancel,
-            )
-            .await;
-        if !r.allowed {
-            return Err(self
-                .shutdown(
-                    agent,
-                    &session.id,
-                    HookEvent::UserSteeringMessagesSubmit,
-                    &r,
-                )
-                .await);
-        }
-        state.prompt_ctx = r.additional_context;
+        self.submit(
+            agent,
+            &session.id,
+            state,
+            HookEvent::UserSteeringMessagesSubmit,
+            input,
+            cancel,
+        )
+        .await?;
         Ok(true)
     }
 
@@ -447,28 +455,18 @@ impl Runtime {
         let Some(text) = self.queues.next_followup() else {
             return Ok(false);
         };
-        self.record(session, Message::user(text.clone()));
-        self.emit(
-            &session.id,
-            RuntimeEvent::UserMessage { text: text.clone() },
-        );
+        self.record_user(session, &text);
         let mut input = self.input(agent, &session.id);
         input.prompt = text;
-        let r = self
-            .fire(
-                agent,
-                &session.id,
-                HookEvent::UserFollowupSubmit,
-                input,
-                cancel,
-            )
-            .await;
-        if !r.allowed {
-            return Err(self
-                .shutdown(agent, &session.id, HookEvent::UserFollowupSubmit, &r)
-                .await);
-        }
-        state.prompt_ctx = r.additional_context;
+        self.submit(
+            agent,
+            &session.id,
+            state,
+            HookEvent::UserFollowupSubmit,
+            input,
+            cancel,
+        )
+        .await?;
         Ok(true)
     }
 }
