@@ -187,10 +187,12 @@ fn strip_home(text: &str) -> Option<&str> {
     None
 }
 
+/// Whether `components` start with one of `entries` (written `a/b`), compared part by part
+/// without allocating: this runs for every path operand.
 fn under(components: &[&str], entries: &[&str]) -> bool {
     entries.iter().any(|entry| {
-        let parts: Vec<&str> = entry.split('/').collect();
-        components.len() >= parts.len() && components[..parts.len()] == parts[..]
+        let mut rest = components.iter();
+        entry.split('/').all(|part| rest.next() == Some(&part))
     })
 }
 
