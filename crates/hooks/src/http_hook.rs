@@ -11,29 +11,25 @@
 //! Unlike the `http_post` builtin, private and loopback addresses are allowed: the URL is the
 //! hook author's own endpoint (often a local sidecar), not something a model can steer.
 
-use std::sync::{Arc, Once, OnceLock};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
 use tokio_util::sync::CancellationToken;
 
 use crate::command_runner::{OUTPUT_CAP, duration_text};
+use crate::http_client::{client_builder, error_chain};
 use crate::output_parser::{self, Parsed};
 use crate::registry::HookEnv;
 use crate::result::Outcome;
 
-static CRYPTO: Once = Once::new();
 static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 
-/// The process's HTTP client for hooks; rustls' ring provider is installed first, as reqwest's
-/// `rustls-no-provider` needs (installing twice is harmless: the second attempt is refused).
+/// The process's HTTP client for http hooks, built once.
 fn client() -> Result<&'static reqwest::Client, String> {
     CLIENT
         .get_or_init(|| {
-            CRYPTO.call_once(|| {
-                let _ = rustls::crypto::ring::default_provider().install_default();
-            });
-            reqwest::Client::builder()
+            client_builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .connect_timeout(Duration::from_secs(10))
                 .build()
@@ -48,18 +44,6 @@ fn client() -> Result<&'static reqwest::Client, String> {
 pub(crate) struct HttpHook {
     url: String,
     headers: Vec<(String, String)>,
-}
-
-/// The error text of a request error with its causes (reqwest's own text is terse).
-fn error_chain(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
 }
 
 impl HttpHook {

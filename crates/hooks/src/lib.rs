@@ -11,6 +11,7 @@ pub mod builtins;
 pub mod claude;
 mod command_runner;
 mod executor;
+mod http_client;
 mod http_hook;
 mod model_hook;
 mod observer;

@@ -8,12 +8,9 @@
 //! Setting `TETHER_HTTP_POST_ALLOW_PRIVATE=1` in the hook's environment lifts the address
 //! rule (tests post to a server on 127.0.0.1). Network errors and error statuses are swallowed:
 //! the builtin returns null either way, as notifications must never hold up the run.
-//!
-//! Also home to the crate's one HTTP client builder, which installs rustls' ring provider
-//! first (reqwest's `rustls-no-provider` panics otherwise); `unload` uses it too.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -21,6 +18,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::{StatusCode, Url, redirect};
 use tether_protocol::HookOutput;
 
+use crate::http_client::{client_builder, error_chain};
 use crate::registry::{Builtin, BuiltinCall};
 
 /// Set to `1` in a hook's environment to allow private, loopback and link-local targets.
@@ -31,17 +29,6 @@ const MAX_REDIRECTS: usize = 10;
 
 /// The error for anything but an http(s) URL with a host.
 pub const SCHEME_ERROR: &str = "http_post: only http(s) URLs are supported";
-
-static CRYPTO: Once = Once::new();
-
-/// A client builder; the crypto provider is installed before the first client is built.
-pub(crate) fn client_builder() -> reqwest::ClientBuilder {
-    CRYPTO.call_once(|| {
-        // Err means a provider is already installed, which serves as well.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
-}
 
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HttpPost;
@@ -166,18 +153,6 @@ pub(crate) async fn post(url: &Url, body: &str, allow_private: bool) -> Result<S
         .await
         .map_err(|e| error_chain(&e))?;
     Ok(response.status())
-}
-
-/// reqwest's message plus its causes (the resolver's refusal is a cause).
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 impl Builtin for HttpPost {

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use reqwest::Url;
 use tether_protocol::{AgentModelRef, HookOutput};
 
-use super::http_post::client_builder;
+use crate::http_client::{client_builder, error_chain};
 use crate::registry::{Builtin, BuiltinCall};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
@@ -67,7 +67,7 @@ pub(crate) async fn unload(
         .json(&serde_json::json!({ "model": model }))
         .send()
         .await
-        .map_err(|e| super::http_post::error_chain(&e))?;
+        .map_err(|e| error_chain(&e))?;
     Ok(response.status())
 }
 
