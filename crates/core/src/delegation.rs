@@ -15,6 +15,7 @@ use crate::agent::AgentRuntime;
 use crate::run::{RunOutcome, StopReason};
 use crate::session::Session;
 use crate::setup::Runtime;
+use crate::tool_call::CANCELED_BY_USER;
 
 pub(crate) const TRANSFER_TASK: &str = "transfer_task";
 pub(crate) const HANDOFF: &str = "handoff";
@@ -211,7 +212,7 @@ impl Runtime {
                 parent.tools_approved |= child.tools_approved;
                 ToolResult::ok(answer)
             }
-            StopReason::Cancelled => ToolResult::error("The tool call was canceled by the user."),
+            StopReason::Cancelled => ToolResult::error(CANCELED_BY_USER),
             StopReason::HookBlocked { message }
             | StopReason::LoopDetected { message }
             | StopReason::Error { message, .. } => {

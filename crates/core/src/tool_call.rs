@@ -16,7 +16,7 @@ use crate::setup::Runtime;
 
 const SKIPPED_AFTER_POST_BLOCK: &str =
     "The tool call was skipped because a post_tool_use hook signalled run termination.";
-const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
+pub(crate) const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
 const CANCELED_WITH_BATCH: &str = "The tool call was canceled because a previous tool call in the same batch was canceled by the user.";
 
 /// Where a result came from.
@@ -69,17 +69,8 @@ impl Runtime {
         for call in calls {
             let name = call.function.name.as_str();
             if let Some(text) = skip {
-                self.finish(
-                    agent,
-                    session,
-                    call,
-                    "",
-                    &arguments(call),
-                    ToolResult::error(text),
-                    Kind::Synthesised,
-                    cancel,
-                )
-                .await;
+                self.synthesise(agent, session, call, "", text, cancel)
+                    .await;
                 continue;
             }
             let local = agent.tool(name).cloned();
@@ -90,17 +81,8 @@ impl Runtime {
                     let text = format!(
                         "Tool '{name}' is not available. You can only use the tools provided to you."
                     );
-                    self.finish(
-                        agent,
-                        session,
-                        call,
-                        "",
-                        &arguments(call),
-                        ToolResult::error(text),
-                        Kind::Synthesised,
-                        cancel,
-                    )
-                    .await;
+                    self.synthesise(agent, session, call, "", text, cancel)
+                        .await;
                     continue;
                 }
             };
@@ -148,30 +130,12 @@ impl Runtime {
                     }
                 }
                 Approval::Synthesised(text) => {
-                    self.finish(
-                        agent,
-                        session,
-                        call,
-                        category,
-                        &arguments(call),
-                        ToolResult::error(text),
-                        Kind::Synthesised,
-                        cancel,
-                    )
-                    .await;
+                    self.synthesise(agent, session, call, category, text, cancel)
+                        .await;
                 }
                 Approval::Cancelled => {
-                    self.finish(
-                        agent,
-                        session,
-                        call,
-                        category,
-                        &arguments(call),
-                        ToolResult::error(CANCELED_BY_USER),
-                        Kind::Synthesised,
-                        cancel,
-                    )
-                    .await;
+                    self.synthesise(agent, session, call, category, CANCELED_BY_USER, cancel)
+                        .await;
                     skip = Some(CANCELED_WITH_BATCH);
                 }
             }
@@ -182,10 +146,33 @@ impl Runtime {
         outcome
     }
 
+    /// Records an error result the runtime wrote for a call that did not run.
+    async fn synthesise(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        call: &ToolCall,
+        category: &str,
+        text: impl Into<String>,
+        cancel: &CancellationToken,
+    ) {
+        self.finish(
+            agent,
+            session,
+            call,
+            category,
+            &arguments(call),
+            ToolResult::error(text),
+            Kind::Synthesised,
+            cancel,
+        )
+        .await;
+    }
+
     /// Transforms, records and announces a result; runs `post_tool_use` for real results.
     #[expect(
         clippy::too_many_arguments,
-        reason = "one call site per kind of result"
+        reason = "two call sites: a tool's result and a synthesised one"
     )]
     async fn finish(
         &self,
