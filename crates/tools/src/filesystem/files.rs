@@ -16,7 +16,7 @@ use crate::{ToolError, ToolResult};
 pub(super) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How much of a file is inspected to decide whether it is binary.
-pub(super) const SNIFF_BYTES: usize = 8 * 1024;
+const SNIFF_BYTES: usize = 8 * 1024;
 
 #[derive(Debug, Deserialize)]
 struct PathArgs {
@@ -51,9 +51,20 @@ struct Edit {
 
 /// Binary as browsers sniff it (WHATWG MIME sniffing): control bytes that text never holds.
 /// Invalid UTF-8 alone is not binary: Latin-1 text is still worth showing.
-pub(super) fn looks_binary(head: &[u8]) -> bool {
+fn looks_binary(head: &[u8]) -> bool {
     head.iter()
         .any(|b| matches!(b, 0x00..=0x08 | 0x0b | 0x0e..=0x1a | 0x1c..=0x1f))
+}
+
+/// The file's text (invalid UTF-8 replaced), or `None` when its head looks binary.
+pub(super) fn decode_text(bytes: Vec<u8>) -> Option<String> {
+    if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
+        return None;
+    }
+    Some(match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
 }
 
 fn describe_binary(path: &str, len: usize) -> String {
@@ -84,13 +95,8 @@ fn read_text(call: &Call, path: &str) -> Result<String, ToolError> {
         )));
     }
     let bytes = std::fs::read(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
-    if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
-        return Ok(describe_binary(path, bytes.len()));
-    }
-    Ok(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    let len = bytes.len();
+    Ok(decode_text(bytes).unwrap_or_else(|| describe_binary(path, len)))
 }
 
 pub(super) fn read_file(call: &Call) -> Result<String, ToolError> {

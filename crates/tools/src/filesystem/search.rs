@@ -14,7 +14,7 @@ use regex::Regex;
 use serde::Deserialize;
 
 use super::Call;
-use super::files::{SNIFF_BYTES, looks_binary};
+use super::files::decode_text;
 use crate::ToolError;
 use crate::args::{parse, resolve};
 
@@ -172,14 +172,7 @@ fn searchable_text(path: &Path) -> Option<String> {
     if !meta.is_file() || meta.len() > MAX_SEARCH_FILE_BYTES {
         return None;
     }
-    let bytes = std::fs::read(path).ok()?;
-    if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
-        return None;
-    }
-    Some(match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    decode_text(std::fs::read(path).ok()?)
 }
 
 /// The line, or at most `MAX_LINE_CHARS` of it around the match when it is longer.
