@@ -73,10 +73,10 @@ impl Runtime {
                     .await;
                 continue;
             }
-            let local = agent.tool(name).cloned();
-            let definition = match (&local, agent.runtime_tool(name)) {
-                (Some(tool), _) => tool.definition().clone(),
-                (None, Some(def)) => def.clone(),
+            let local = agent.tool(name);
+            let definition = match (local, agent.runtime_tool(name)) {
+                (Some(tool), _) => tool.definition(),
+                (None, Some(def)) => def,
                 (None, None) => {
                     let text = format!(
                         "Tool '{name}' is not available. You can only use the tools provided to you."
@@ -87,10 +87,7 @@ impl Runtime {
                 }
             };
             let category = definition.category;
-            match self
-                .approve(agent, session, call, &definition, cancel)
-                .await
-            {
+            match self.approve(agent, session, call, definition, cancel).await {
                 Approval::Run(args) => {
                     self.emit(
                         &session.id,
@@ -101,7 +98,7 @@ impl Runtime {
                             arguments: Value::Object(args.clone()),
                         },
                     );
-                    let (result, kind) = match &local {
+                    let (result, kind) = match local {
                         Some(tool) => {
                             let ctx = ToolContext {
                                 working_dir: &self.working_dir,
