@@ -2,6 +2,7 @@
 //! model thinks, `blast_radius` badges on confirmations. Colour follows `NO_COLOR` and whether
 //! stdout is a terminal (anstream).
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -50,6 +51,8 @@ struct State {
 pub(crate) struct Console {
     state: Mutex<State>,
     terminal: bool,
+    /// Styles are kept: a terminal, and `NO_COLOR` unset or empty.
+    colour: bool,
     hide_tool_calls: bool,
 }
 
@@ -75,6 +78,7 @@ impl Console {
                 agent: None,
             }),
             terminal,
+            colour: terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             hide_tool_calls,
         }
     }
@@ -88,11 +92,10 @@ impl Console {
         if let Some(s) = state.spinner.take() {
             s.finish_and_clear();
         }
-        let colour = self.terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        let text = if colour {
-            text.to_owned()
+        let text = if self.colour {
+            Cow::Borrowed(text)
         } else {
-            anstream::adapter::strip_str(text).to_string()
+            Cow::Owned(anstream::adapter::strip_str(text).to_string())
         };
         match &mut state.sink {
             Sink::Direct => {
