@@ -22,7 +22,7 @@ use tokio_util::sync::CancellationToken;
 use crate::aggregate::{RunPolicy, aggregate, verdict};
 use crate::async_hooks::AsyncHooks;
 use crate::claude;
-use crate::command_runner::{self, CommandRun};
+use crate::command_runner::{self, CommandRun, duration_text};
 use crate::http_hook::HttpHook;
 use crate::model_hook::ModelHook;
 use crate::observer::HookObserver;
@@ -428,19 +428,13 @@ impl Runner {
                     .await
             }
             Handler::Model(m) => {
-                m.run(
-                    input,
-                    name,
-                    hook.spec.timeout,
-                    cancel,
-                    self.registry.model_runner(),
-                )
-                .await
+                let run = m.run(input, self.registry.model_runner());
+                bounded(name, hook.spec.timeout, cancel, run).await
             }
             Handler::Http(h) => {
                 let body = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
-                h.run(name, body, &hook.env, hook.spec.timeout, cancel)
-                    .await
+                let run = h.run(name, body, &hook.env);
+                bounded(name, hook.spec.timeout, cancel, run).await
             }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
@@ -510,6 +504,25 @@ impl Runner {
             },
             () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
         }
+    }
+}
+
+/// `run` within `timeout`, unless `cancel` fires first (in-process handlers; command hooks
+/// are bounded by `tether-exec`, which also kills their process group).
+async fn bounded(
+    name: &str,
+    timeout: Duration,
+    cancel: &CancellationToken,
+    run: impl Future<Output = Outcome>,
+) -> Outcome {
+    tokio::select! {
+        r = tokio::time::timeout(timeout, run) => r.unwrap_or_else(|_| Outcome::Failed {
+            error: format!("hook {name:?} timed out after {}", duration_text(timeout)),
+            stdout: String::new(),
+            stderr: String::new(),
+            timed_out: true,
+        }),
+        () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
     }
 }
 

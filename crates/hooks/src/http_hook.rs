@@ -15,9 +15,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::StreamExt;
-use tokio_util::sync::CancellationToken;
 
-use crate::command_runner::{OUTPUT_CAP, duration_text};
+use crate::command_runner::OUTPUT_CAP;
 use crate::http_client::{client_builder, error_chain};
 use crate::output_parser::{self, Parsed};
 use crate::registry::HookEnv;
@@ -54,28 +53,9 @@ impl HttpHook {
         }
     }
 
-    pub(crate) async fn run(
-        &self,
-        name: &str,
-        body: Arc<[u8]>,
-        env: &HookEnv,
-        timeout: Duration,
-        cancel: &CancellationToken,
-    ) -> Outcome {
-        let timed_out = || Outcome::Failed {
-            error: format!("hook {name:?} timed out after {}", duration_text(timeout)),
-            stdout: String::new(),
-            stderr: String::new(),
-            timed_out: true,
-        };
-        let call = self.call(name, body, env);
-        tokio::select! {
-            r = tokio::time::timeout(timeout, call) => r.unwrap_or_else(|_| timed_out()),
-            () = cancel.cancelled() => Outcome::failed(format!("hook {name:?} was cancelled")),
-        }
-    }
-
-    async fn call(&self, name: &str, body: Arc<[u8]>, env: &HookEnv) -> Outcome {
+    /// Sends the request and reads the answer; the executor bounds it with the hook's timeout
+    /// and cancellation.
+    pub(crate) async fn run(&self, name: &str, body: Arc<[u8]>, env: &HookEnv) -> Outcome {
         let client = match client() {
             Ok(c) => c,
             Err(e) => return Outcome::failed(format!("http hook {name}: {e}")),

@@ -9,14 +9,11 @@
 //! `pre_tool_use` fails closed.
 
 use std::sync::{Arc, LazyLock};
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use tether_config::{Diagnostic, HookKind, HookSpec};
 use tether_protocol::{HookInput, HookOutput, HookSpecificOutput};
-use tokio_util::sync::CancellationToken;
 
-use crate::command_runner::duration_text;
 use crate::registry::{ModelRequest, ModelRunner, StructuredOutput};
 use crate::result::Outcome;
 use crate::template::PromptTemplate;
@@ -135,13 +132,11 @@ impl ModelHook {
         })
     }
 
-    /// Renders, asks, interprets; bounded by `timeout` and `cancel`.
+    /// Renders, asks, interprets; the executor bounds it with the hook's timeout and
+    /// cancellation.
     pub(crate) async fn run(
         &self,
         input: &HookInput,
-        name: &str,
-        timeout: Duration,
-        cancel: &CancellationToken,
         runner: Option<&Arc<dyn ModelRunner>>,
     ) -> Outcome {
         let Some(runner) = runner else {
@@ -157,20 +152,9 @@ impl ModelHook {
             prompt: &prompt,
             schema: (self.shape == Shape::Decision).then(pre_tool_use_decision_schema),
         };
-        let reply = tokio::select! {
-            r = tokio::time::timeout(timeout, runner.complete(request)) => match r {
-                Ok(Ok(reply)) => reply,
-                Ok(Err(e)) => return Outcome::failed(format!("model {}: {e}", self.model)),
-                Err(_) => {
-                    return Outcome::Failed {
-                        error: format!("hook {name:?} timed out after {}", duration_text(timeout)),
-                        stdout: String::new(),
-                        stderr: String::new(),
-                        timed_out: true,
-                    };
-                }
-            },
-            () = cancel.cancelled() => return Outcome::failed(format!("hook {name:?} was cancelled")),
+        let reply = match runner.complete(request).await {
+            Ok(reply) => reply,
+            Err(e) => return Outcome::failed(format!("model {}: {e}", self.model)),
         };
         let event = if input.hook_event_name.is_empty() {
             "pre_tool_use"
