@@ -51,20 +51,16 @@ impl Store {
 
     /// Appends one message and returns its sequence number (0 for the first message).
     pub fn append_message(&self, session_id: &str, m: &Message) -> Result<u64, StoreError> {
-        let encoded = encode(session_id, std::slice::from_ref(m))?;
-        self.with(|inner| {
-            let now = stamp(inner.now());
-            let tx = inner.write()?;
-            touch(&tx, session_id, &now)?;
-            let first = next_seq(&tx, "messages", session_id)?;
-            insert_messages(&tx, session_id, first, &encoded, &now)?;
-            tx.commit()?;
-            Ok(first)
-        })
+        self.append(session_id, std::slice::from_ref(m))
     }
 
     /// Appends several messages in one transaction: all of them are stored or none.
     pub fn append_messages(&self, session_id: &str, ms: &[Message]) -> Result<(), StoreError> {
+        self.append(session_id, ms).map(drop)
+    }
+
+    /// Appends `ms` in one transaction; returns the sequence number of the first.
+    fn append(&self, session_id: &str, ms: &[Message]) -> Result<u64, StoreError> {
         let encoded = encode(session_id, ms)?;
         self.with(|inner| {
             let now = stamp(inner.now());
@@ -73,7 +69,7 @@ impl Store {
             let first = next_seq(&tx, "messages", session_id)?;
             insert_messages(&tx, session_id, first, &encoded, &now)?;
             tx.commit()?;
-            Ok(())
+            Ok(first)
         })
     }
 
