@@ -2,7 +2,7 @@
 //! tool batch or `stop`. Returns the `turn_end` reason and what the loop does next.
 
 use futures::StreamExt;
-use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
 use tether_providers::{ChatRequest, ModelResponse, ProviderError, StreamEvent, catalogue};
 use tokio_util::sync::CancellationToken;
 
@@ -46,27 +46,25 @@ impl Runtime {
         let messages = context::outgoing(agent, session, &state.prompt_ctx, &turn_ctx);
         session.pending_context.clear();
 
-        let mut input = self.input(agent, &session.id);
-        input.model_id.clone_from(&agent.model_id);
-        input.iteration = i64::from(state.iterations);
-        input.messages = messages;
-        let r = agent
-            .executor
-            .dispatch(
-                HookEvent::BeforeLlmCall,
-                tether_protocol::Lane::Default,
-                input.clone(),
-                cancel,
-            )
-            .await;
-        self.surface(&session.id, &r);
-        if !r.allowed {
-            let reason = self
-                .shutdown(agent, &session.id, HookEvent::BeforeLlmCall, &r)
+        // The Input's copy of the whole conversation is made only when a hook will read it.
+        let messages = if agent.executor.has(HookEvent::BeforeLlmCall, Lane::Default) {
+            let mut input = self.input(agent, &session.id);
+            input.model_id.clone_from(&agent.model_id);
+            input.iteration = i64::from(state.iterations);
+            input.messages.clone_from(&messages);
+            let r = self
+                .fire(agent, &session.id, HookEvent::BeforeLlmCall, input, cancel)
                 .await;
-            return ("hook_blocked", Next::Stop(reason));
-        }
-        let messages = r.updated_messages.unwrap_or(input.messages);
+            if !r.allowed {
+                let reason = self
+                    .shutdown(agent, &session.id, HookEvent::BeforeLlmCall, &r)
+                    .await;
+                return ("hook_blocked", Next::Stop(reason));
+            }
+            r.updated_messages.unwrap_or(messages)
+        } else {
+            messages
+        };
 
         let response = match self.call_model(agent, &session.id, messages, cancel).await {
             Ok(r) => r,
