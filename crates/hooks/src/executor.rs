@@ -184,6 +184,10 @@ impl Executor {
         hooks: Vec<Arc<CompiledHook>>,
         input: &HookInput,
     ) -> Vec<Arc<CompiledHook>> {
+        // Most dispatches have no async hook: keep their list as it is.
+        if !hooks.iter().any(|h| h.spec.run_async) {
+            return hooks;
+        }
         let (background, awaited): (Vec<_>, Vec<_>) =
             hooks.into_iter().partition(|h| h.spec.run_async);
         for hook in background {
