@@ -1,13 +1,14 @@
 //! Entry points for the fuzz targets in `fuzz/`; not part of the API (hidden from the docs).
 //!
 //! The vendors' stream decoders are crate-private because the HTTP loop is their only caller.
-//! This facade drives them the way that loop does — bytes in chunks → SSE events → decoder,
-//! stopping after the chunk that completed the response, `eof` when the body ends without
-//! one — so a fuzzer reaches exactly the code a broken or hostile server reaches.
+//! This facade drives them through that loop's own steps (`decode_chunk`, `decode_end`) —
+//! bytes in chunks → SSE events → decoder, stopping after the chunk that completed the
+//! response, `eof` when the body ends without one — so a fuzzer reaches exactly the code a
+//! broken or hostile server reaches.
 
 use crate::anthropic::AnthropicDecoder;
 use crate::google::GeminiDecoder;
-use crate::http::Decoder;
+use crate::http::{Decoder, decode_chunk, decode_end};
 use crate::openai::chat::ChatDecoder;
 use crate::openai::responses::ResponsesDecoder;
 use crate::sse::SseDecoder;
@@ -45,10 +46,6 @@ pub fn decode_stream(
         )),
         Dialect::Gemini => Box::new(GeminiDecoder::new(PROVIDER)),
     };
-    let utf8 =
-        |e: std::str::Utf8Error| ProviderError::protocol(PROVIDER, format!("invalid UTF-8: {e}"));
-    let completed =
-        |out: &[StreamEvent]| out.iter().any(|e| matches!(e, StreamEvent::Completed(_)));
     let mut sse = SseDecoder::new();
     let mut out = Vec::new();
     let chunk_len = if chunk_len == 0 {
@@ -57,19 +54,12 @@ pub fn decode_stream(
         chunk_len
     };
     for chunk in body.chunks(chunk_len) {
-        for ev in sse.push(chunk).map_err(utf8)? {
-            decoder.event(ev, &mut out)?;
-        }
-        if completed(&out) {
+        decode_chunk(PROVIDER, &mut sse, decoder.as_mut(), chunk, &mut out)?;
+        if out.iter().any(|e| matches!(e, StreamEvent::Completed(_))) {
             return Ok(out);
         }
     }
-    if let Some(ev) = sse.finish().map_err(utf8)? {
-        decoder.event(ev, &mut out)?;
-    }
-    if !completed(&out) {
-        decoder.eof(&mut out)?;
-    }
+    decode_end(PROVIDER, &mut sse, decoder.as_mut(), &mut out)?;
     Ok(out)
 }
 

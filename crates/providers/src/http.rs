@@ -316,12 +316,7 @@ impl<D: Decoder> Running<D> {
             .map_err(|_| self.call.timeout())?;
         match chunk {
             Some(Ok(bytes)) => {
-                let events = self.sse.push(&bytes).map_err(|e| {
-                    ProviderError::protocol(provider, format!("invalid UTF-8: {e}"))
-                })?;
-                for ev in events {
-                    self.decoder.event(ev, &mut out)?;
-                }
+                decode_chunk(provider, &mut self.sse, &mut self.decoder, &bytes, &mut out)?;
             }
             Some(Err(e)) => {
                 return Err(ProviderError::protocol(
@@ -330,15 +325,7 @@ impl<D: Decoder> Running<D> {
                 ));
             }
             None => {
-                let last = self.sse.finish().map_err(|e| {
-                    ProviderError::protocol(provider, format!("invalid UTF-8: {e}"))
-                })?;
-                if let Some(ev) = last {
-                    self.decoder.event(ev, &mut out)?;
-                }
-                if !out.iter().any(|e| matches!(e, StreamEvent::Completed(_))) {
-                    self.decoder.eof(&mut out)?;
-                }
+                decode_end(provider, &mut self.sse, &mut self.decoder, &mut out)?;
                 if out.is_empty() {
                     self.done = true;
                 }
@@ -347,6 +334,41 @@ impl<D: Decoder> Running<D> {
         self.pending.extend(out);
         Ok(())
     }
+}
+
+/// Frames one body chunk into SSE events and hands them to `decoder`.
+pub(crate) fn decode_chunk<D: Decoder + ?Sized>(
+    provider: &str,
+    sse: &mut SseDecoder,
+    decoder: &mut D,
+    bytes: &[u8],
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    for ev in sse.push(bytes).map_err(|e| invalid_utf8(provider, e))? {
+        decoder.event(ev, out)?;
+    }
+    Ok(())
+}
+
+/// The body ended: hands the last SSE event to `decoder`, then, unless `out` already holds
+/// the completion, lets it complete (Gemini) or report a cut stream.
+pub(crate) fn decode_end<D: Decoder + ?Sized>(
+    provider: &str,
+    sse: &mut SseDecoder,
+    decoder: &mut D,
+    out: &mut Vec<StreamEvent>,
+) -> Result<(), ProviderError> {
+    if let Some(ev) = sse.finish().map_err(|e| invalid_utf8(provider, e))? {
+        decoder.event(ev, out)?;
+    }
+    if !out.iter().any(|e| matches!(e, StreamEvent::Completed(_))) {
+        decoder.eof(out)?;
+    }
+    Ok(())
+}
+
+fn invalid_utf8(provider: &str, e: std::str::Utf8Error) -> ProviderError {
+    ProviderError::protocol(provider, format!("invalid UTF-8: {e}"))
 }
 
 /// Parses an SSE `data` payload as JSON, naming the provider on failure.
