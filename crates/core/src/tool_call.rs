@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 use tether_hooks::HookResult;
-use tether_protocol::{HookEvent, Message, RuntimeEvent, ToolCall};
+use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent, ToolCall};
 use tether_tools::{ToolContext, ToolResult};
 use tokio_util::sync::CancellationToken;
 
@@ -182,29 +182,37 @@ impl Runtime {
         kind: Kind,
         cancel: &CancellationToken,
     ) -> Option<HookResult> {
-        let synthesised = kind == Kind::Synthesised;
         let mut input = self.input(agent, &session.id);
         category.clone_into(&mut input.tool_category);
         input.tool_name.clone_from(&call.function.name);
         input.tool_use_id.clone_from(&call.id);
         input.tool_input = (!args.is_empty()).then(|| args.clone());
-        input.tool_response = Some(result.content.clone());
-        input.tool_error = synthesised;
         if let Some(file) = &result.spool {
             input.tool_response_file = Some(file.clone());
             session.spool_files.push(file.clone());
         }
-        // Transforms must see every result, even after Ctrl-C (secrets must not leak).
-        let transformed = self
-            .fire(
+        // Transforms must see every result, even after Ctrl-C (secrets must not leak). The
+        // result is copied into an Input only when a transform hook is configured.
+        let mut content = if agent
+            .executor
+            .has(HookEvent::ToolResponseTransform, Lane::Default)
+        {
+            let mut transform = input.clone();
+            transform.tool_response = Some(result.content.clone());
+            transform.tool_error = kind == Kind::Synthesised;
+            self.fire(
                 agent,
                 &session.id,
                 HookEvent::ToolResponseTransform,
-                input.clone(),
+                transform,
                 &CancellationToken::new(),
             )
-            .await;
-        let mut content = transformed.updated_tool_response.unwrap_or(result.content);
+            .await
+            .updated_tool_response
+            .unwrap_or(result.content)
+        } else {
+            result.content
+        };
         if content.trim().is_empty() {
             "(no output)".clone_into(&mut content);
         }
