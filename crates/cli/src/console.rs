@@ -189,8 +189,9 @@ impl EventSink for Console {
                 is_error,
                 ..
             } if !self.hide_tool_calls => {
-                let mut shown: Vec<&str> = response.lines().take(6).collect();
-                if response.lines().count() > 6 {
+                let mut lines = response.lines();
+                let mut shown: Vec<&str> = lines.by_ref().take(6).collect();
+                if lines.next().is_some() {
                     shown.push("…");
                 }
                 let style = if is_error { WARN } else { DIM };
