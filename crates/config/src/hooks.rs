@@ -224,13 +224,7 @@ impl HookSpec {
 /// an error.
 pub fn env_references(value: &str) -> Result<Vec<&str>, String> {
     let mut names = Vec::new();
-    let mut rest = value;
-    while let Some(at) = rest.find("${") {
-        let after = &rest[at + 2..];
-        let Some(end) = after.find('}') else {
-            return Err(format!("unterminated `${{` in `{value}`"));
-        };
-        let name = &after[..end];
+    each_reference(value, |_, name| {
         let valid = name
             .chars()
             .next()
@@ -240,8 +234,8 @@ pub fn env_references(value: &str) -> Result<Vec<&str>, String> {
             return Err(format!("invalid variable name `{name}` in `${{{name}}}`"));
         }
         names.push(name);
-        rest = &after[end + 1..];
-    }
+        Ok(())
+    })?;
     Ok(names)
 }
 
@@ -249,22 +243,33 @@ pub fn env_references(value: &str) -> Result<Vec<&str>, String> {
 /// is an error naming it.
 pub fn expand_env(value: &str, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(value.len());
+    let tail = each_reference(value, |text, name| {
+        out.push_str(text);
+        let v = lookup(name).ok_or_else(|| format!("environment variable `{name}` is not set"))?;
+        out.push_str(&v);
+        Ok(())
+    })?;
+    out.push_str(tail);
+    Ok(out)
+}
+
+/// Walks the `${NAME}` references of `value` left to right, calling `each(text before, NAME)`
+/// and stopping at its first error; returns the text after the last reference. An unterminated
+/// `${` is an error.
+fn each_reference<'v>(
+    value: &'v str,
+    mut each: impl FnMut(&'v str, &'v str) -> Result<(), String>,
+) -> Result<&'v str, String> {
     let mut rest = value;
     while let Some(at) = rest.find("${") {
-        out.push_str(&rest[..at]);
         let after = &rest[at + 2..];
         let Some(end) = after.find('}') else {
             return Err(format!("unterminated `${{` in `{value}`"));
         };
-        let name = &after[..end];
-        match lookup(name) {
-            Some(v) => out.push_str(&v),
-            None => return Err(format!("environment variable `{name}` is not set")),
-        }
+        each(&rest[..at], &after[..end])?;
         rest = &after[end + 1..];
     }
-    out.push_str(rest);
-    Ok(out)
+    Ok(rest)
 }
 
 /// Which tools an entry applies to.
