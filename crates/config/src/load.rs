@@ -185,7 +185,7 @@ pub(crate) struct Validator<'a> {
 }
 
 impl Validator<'_> {
-    fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
+    pub(crate) fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
         Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
     }
 
@@ -194,7 +194,12 @@ impl Validator<'_> {
             .push(Diagnostic::new(origin, message).with_source(self.source));
     }
 
-    fn error_hint(&mut self, origin: Origin, message: impl Into<String>, hint: impl Into<String>) {
+    pub(crate) fn error_hint(
+        &mut self,
+        origin: Origin,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
         self.diags.push(
             Diagnostic::new(origin, message)
                 .with_hint(hint)

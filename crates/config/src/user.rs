@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_saphyr::Spanned;
 
 use crate::ConfigError;
-use crate::diagnostic::{Diagnostic, Diagnostics, Origin};
+use crate::diagnostic::Diagnostics;
 use crate::load::{Validator, parse};
 use crate::permissions::Permissions;
 use crate::raw::RawPermissions;
@@ -86,7 +86,7 @@ impl UserConfig {
         };
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut v = Validator {
-            file: file.clone(),
+            file,
             source,
             dir,
             diags: Vec::new(),
@@ -101,18 +101,10 @@ impl UserConfig {
                 .split_once('/')
                 .is_some_and(|(p, n)| !p.is_empty() && !n.is_empty());
             if !ok {
-                v.diags.push(
-                    Diagnostic::new(
-                        Origin::new(
-                            Some(file),
-                            m.referenced.line(),
-                            m.referenced.column(),
-                            "model",
-                        ),
-                        format!("invalid model `{}`", m.value),
-                    )
-                    .with_hint("write `provider/model`, e.g. `openai/gpt-4o-mini`")
-                    .with_source(source),
+                v.error_hint(
+                    v.origin(&m.referenced, "model"),
+                    format!("invalid model `{}`", m.value),
+                    "write `provider/model`, e.g. `openai/gpt-4o-mini`",
                 );
             }
         }
