@@ -232,6 +232,7 @@ mod tests {
     #[test]
     fn names_without_a_claude_equivalent_stay_ours() {
         let input = HookInput {
+            hook_event_name: "turn_start".into(),
             tool_name: "fetch".into(),
             tool_input: Some(json!({"path": "x"}).as_object().cloned().unwrap()),
             ..HookInput::default()
@@ -240,6 +241,7 @@ mod tests {
         assert_eq!(v["tool_name"], json!("fetch"));
         assert_eq!(v["tool_input"], json!({"path": "x"}));
         assert!(v.get("hook_event_name").is_none_or(|n| n != "TurnStart"));
+        assert_eq!(v["hook_event_name"], json!("turn_start"));
     }
 
     #[test]
