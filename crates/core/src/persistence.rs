@@ -4,8 +4,6 @@
 //! is written: what is stored stays a prefix of the conversation, never one with a hole (an
 //! answer without the prompt it answers).
 
-use std::sync::Arc;
-
 use tether_protocol::{Message, RuntimeEvent, Usage};
 
 use crate::session::Session;
@@ -48,17 +46,17 @@ impl Runtime {
         self.persist_meta(session);
     }
 
-    pub(crate) fn store(&self) -> Option<&Arc<dyn SessionStore>> {
-        self.store.as_ref()
-    }
-
-    /// The store, unless writing this session already failed.
-    fn store_for(&self, session: &Session) -> Option<&Arc<dyn SessionStore>> {
-        self.store().filter(|_| !session.store_failed)
-    }
-
-    fn store_failed(&self, session: &mut Session, error: &str) {
-        if !session.store_failed {
+    /// Runs one write on the store, unless writing this session already failed; a failure is
+    /// reported once and stops later writes.
+    fn write(
+        &self,
+        session: &mut Session,
+        op: impl FnOnce(&dyn SessionStore, &Session) -> Result<(), String>,
+    ) {
+        let Some(store) = self.store.as_deref().filter(|_| !session.store_failed) else {
+            return;
+        };
+        if let Err(error) = op(store, session) {
             session.store_failed = true;
             self.emit(
                 &session.id,
@@ -72,11 +70,7 @@ impl Runtime {
 
     /// Appends a message to the session and to the store.
     pub(crate) fn record(&self, session: &mut Session, message: Message) {
-        if let Some(store) = self.store_for(session)
-            && let Err(e) = store.append(&session.id, &message)
-        {
-            self.store_failed(session, &e);
-        }
+        self.write(session, |store, s| store.append(&s.id, &message));
         if message.role != tether_protocol::Role::Assistant {
             // The next model call's usage replaces this estimate with the real count.
             session.input_tokens += crate::compaction::estimate(&message);
@@ -86,25 +80,15 @@ impl Runtime {
 
     /// Saves the session's metadata.
     pub(crate) fn persist_meta(&self, session: &mut Session) {
-        if let Some(store) = self.store_for(session)
-            && let Err(e) = store.update(session)
-        {
-            self.store_failed(session, &e);
-        }
+        self.write(session, |store, s| store.update(s));
     }
 
     /// Creates a new session in the store.
     pub(crate) fn persist_new(&self, session: &mut Session, first_prompt: Option<&str>) {
         // Reported here: later writes would only say that the session does not exist.
-        if let Some(store) = self.store_for(session)
-            && let Err(e) = store.create(
-                session,
-                &self.working_dir.display().to_string(),
-                first_prompt,
-            )
-        {
-            self.store_failed(session, &e);
-        }
+        self.write(session, |store, s| {
+            store.create(s, &self.working_dir.display().to_string(), first_prompt)
+        });
     }
 
     pub(crate) fn persist_usage(
@@ -114,18 +98,14 @@ impl Runtime {
         usage: &Usage,
         cost: Option<f64>,
     ) {
-        if let Some(store) = self.store_for(session)
-            && let Err(e) = store.record_usage(&session.id, model_id, usage, cost)
-        {
-            self.store_failed(session, &e);
-        }
+        self.write(session, |store, s| {
+            store.record_usage(&s.id, model_id, usage, cost)
+        });
     }
 
     pub(crate) fn persist_history(&self, session: &mut Session) {
-        if let Some(store) = self.store_for(session)
-            && let Err(e) = store.replace_messages(&session.id, &session.messages)
-        {
-            self.store_failed(session, &e);
-        }
+        self.write(session, |store, s| {
+            store.replace_messages(&s.id, &s.messages)
+        });
     }
 }
