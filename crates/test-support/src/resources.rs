@@ -48,13 +48,15 @@ pub struct Usage {
 
 impl Usage {
     pub fn now() -> Self {
+        // One read of `status` for all three fields.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         Self {
             fds: open_fds(),
-            threads: status_field("Threads:")
+            threads: status_field(&status, "Threads:")
                 .and_then(|v| usize::try_from(v).ok())
                 .unwrap_or(0),
-            rss_kib: rss_kib(),
-            peak_rss_kib: peak_rss_kib(),
+            rss_kib: status_field(&status, "VmRSS:").unwrap_or(0),
+            peak_rss_kib: status_field(&status, "VmHWM:").unwrap_or(0),
             descendants: live_descendants(std::process::id()),
         }
     }
@@ -90,28 +92,31 @@ pub fn open_fds() -> BTreeMap<i32, String> {
         .collect()
 }
 
-/// A `kB` (or plain count) field of `/proc/self/status`, e.g. `VmRSS:` or `Threads:`.
-fn status_field(name: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+/// A `kB` (or plain count) field of a `/proc/PID/status` text, e.g. `VmRSS:` or `Threads:`.
+fn status_field(status: &str, name: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with(name))?;
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// A field of `/proc/PID/status`; `None` once the process is gone.
+fn status_field_of(pid: &str, name: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status_field(&status, name)
+}
+
 /// Resident memory now, KiB.
 pub fn rss_kib() -> u64 {
-    status_field("VmRSS:").unwrap_or(0)
+    status_field_of("self", "VmRSS:").unwrap_or(0)
 }
 
 /// Peak resident memory of this process so far, KiB.
 pub fn peak_rss_kib() -> u64 {
-    status_field("VmHWM:").unwrap_or(0)
+    status_field_of("self", "VmHWM:").unwrap_or(0)
 }
 
 /// Peak resident memory of another process (e.g. a `tether` child), KiB; `None` once gone.
 pub fn peak_rss_kib_of(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    status_field_of(&pid.to_string(), "VmHWM:")
 }
 
 /// Makes this process the reaper of orphans below it, so [`live_descendants`] still sees a
@@ -194,24 +199,22 @@ pub fn group_members(pgid: u32) -> Vec<Process> {
 /// Polls until process group `pgid` has no live member, for at most `within` (a SIGKILLed
 /// group takes a moment to die); returns those still alive then.
 pub fn wait_for_empty_group(pgid: u32, within: Duration) -> Vec<Process> {
-    let deadline = Instant::now() + within;
-    loop {
-        let left = group_members(pgid);
-        if left.is_empty() || Instant::now() >= deadline {
-            return left;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll_until_empty(within, || group_members(pgid))
 }
 
 /// Polls until no process lives below this one, for at most `within` (a SIGKILLed group takes
 /// a moment to die); returns those still alive then.
 pub fn wait_for_no_descendants(within: Duration) -> Vec<Process> {
+    poll_until_empty(within, || live_descendants(std::process::id()))
+}
+
+/// Polls `left` every 20 ms until it is empty or `within` has passed; returns its last value.
+fn poll_until_empty(within: Duration, left: impl Fn() -> Vec<Process>) -> Vec<Process> {
     let deadline = Instant::now() + within;
     loop {
-        let left = live_descendants(std::process::id());
-        if left.is_empty() || Instant::now() >= deadline {
-            return left;
+        let now_left = left();
+        if now_left.is_empty() || Instant::now() >= deadline {
+            return now_left;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
