@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tether_core::EventSink;
 use tether_protocol::RuntimeEvent;
 
-use crate::render::{call_arguments, short_command};
+use crate::render::{blocking_hook, call_arguments};
 
 const TOOL: Style = AnsiColor::Cyan.on_default();
 const DIM: Style = Style::new().dimmed();
@@ -223,11 +223,7 @@ impl EventSink for Console {
                 hook,
                 message,
             } => {
-                let who = if hook.is_empty() {
-                    String::new()
-                } else {
-                    format!(" `{}`", short_command(&hook))
-                };
+                let who = blocking_hook(&hook);
                 self.line(
                     s,
                     ERROR,

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use tether_core::EventSink;
 use tether_protocol::RuntimeEvent;
 
-use super::{call_arguments, json_string, short_command};
+use super::{blocking_hook, call_arguments, json_string};
 
 #[derive(Debug, Default)]
 struct State {
@@ -72,11 +72,7 @@ impl EventSink for ExecSink {
                 hook,
                 message,
             } => {
-                let who = if hook.is_empty() {
-                    String::new()
-                } else {
-                    format!(" `{}`", short_command(&hook))
-                };
+                let who = blocking_hook(&hook);
                 err(&format!("blocked by {event} hook{who}: {message}"));
             }
             _ => {}

@@ -37,6 +37,15 @@ pub(crate) fn short_command(text: &str) -> String {
     }
 }
 
+/// `` `NAME` `` with a leading space for a blocked-by line, or nothing for an unnamed hook.
+pub(crate) fn blocking_hook(hook: &str) -> String {
+    if hook.is_empty() {
+        String::new()
+    } else {
+        format!(" `{}`", short_command(hook))
+    }
+}
+
 /// A string as a JSON literal (quotes and escapes), for `NAME response → "…"`.
 pub(crate) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
