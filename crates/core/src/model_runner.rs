@@ -17,6 +17,8 @@ use tether_hooks::{ModelRequest, ModelRunner};
 use tether_protocol::Message;
 use tether_providers::{ChatRequest, Env, ModelSpec, Provider, ResponseSchema, build_provider};
 
+use crate::setup::spec_of;
+
 /// Model hooks' access to providers.
 pub struct ProviderModelRunner {
     models: Vec<(String, ModelConfig)>,
@@ -60,16 +62,7 @@ impl ProviderModelRunner {
                 }
             },
         };
-        Ok(ModelSpec {
-            provider: cfg.provider,
-            model: cfg.model,
-            base_url: cfg.base_url,
-            max_tokens: cfg.max_tokens,
-            temperature: cfg.temperature,
-            top_p: cfg.top_p,
-            provider_opts: cfg.provider_opts,
-            base_dir: self.base_dir.clone(),
-        })
+        Ok(spec_of(cfg, self.base_dir.clone()))
     }
 
     fn provider(&self, reference: &str) -> Result<Arc<dyn Provider>, String> {

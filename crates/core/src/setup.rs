@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use tether_config::{AgentFile, CliHooks, InjectOptions, Permissions};
+use tether_config::{AgentFile, CliHooks, InjectOptions, ModelConfig, Permissions};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookObserver, HookResult, Registry};
 use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent};
@@ -100,11 +100,9 @@ pub struct Runtime {
     pub(crate) async_hook_grace: std::time::Duration,
 }
 
-fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
-    let cfg = file.resolve_model(reference).ok_or_else(|| {
-        SetupError::Config(format!("agent `{agent}`: unknown model `{reference}`"))
-    })?;
-    Ok(ModelSpec {
+/// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
+pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec {
+    ModelSpec {
         provider: cfg.provider,
         model: cfg.model,
         base_url: cfg.base_url,
@@ -112,8 +110,15 @@ fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpe
         temperature: cfg.temperature,
         top_p: cfg.top_p,
         provider_opts: cfg.provider_opts,
-        base_dir: Some(file.dir.clone()),
-    })
+        base_dir,
+    }
+}
+
+fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
+    let cfg = file.resolve_model(reference).ok_or_else(|| {
+        SetupError::Config(format!("agent `{agent}`: unknown model `{reference}`"))
+    })?;
+    Ok(spec_of(cfg, Some(file.dir.clone())))
 }
 
 /// The agents reachable from `start` through `sub_agents`, `handoffs` and `force_handoff`.
