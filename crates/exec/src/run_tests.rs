@@ -215,6 +215,15 @@ async fn cancelling_a_merged_run_kills_the_group() {
     assert_eq!(r.stdout.lossy(), "started\n");
 }
 
+/// `spec` with stdout spooled to `dir` past `keep_in_memory` bytes.
+fn spooled(mut spec: ExecSpec, dir: &std::path::Path, keep_in_memory: usize) -> ExecSpec {
+    spec.spool = Some(Spool {
+        dir: dir.to_path_buf(),
+        keep_in_memory,
+    });
+    spec
+}
+
 fn numbers(n: u32) -> String {
     (1..=n).map(|i| format!("{i}\n")).collect()
 }
@@ -222,11 +231,7 @@ fn numbers(n: u32) -> String {
 #[tokio::test]
 async fn output_past_the_spool_threshold_goes_to_a_file_and_keeps_the_tail() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = sh("seq 1 100000");
-    spec.spool = Some(Spool {
-        dir: dir.path().join("spool"),
-        keep_in_memory: 1000,
-    });
+    let mut spec = spooled(sh("seq 1 100000"), &dir.path().join("spool"), 1000);
     // The spool replaces the cap: the child must not be killed.
     spec.output_cap = 4096;
     let r = run(spec).await;
@@ -247,11 +252,7 @@ async fn output_past_the_spool_threshold_goes_to_a_file_and_keeps_the_tail() {
 #[tokio::test]
 async fn output_within_the_spool_threshold_stays_in_memory() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = sh("seq 1 100");
-    spec.spool = Some(Spool {
-        dir: dir.path().join("spool"),
-        keep_in_memory: 4096,
-    });
+    let spec = spooled(sh("seq 1 100"), &dir.path().join("spool"), 4096);
     let r = run(spec).await;
     assert_eq!(r.spooled, None);
     assert_eq!(r.stdout.lossy(), numbers(100));
@@ -262,11 +263,7 @@ async fn output_within_the_spool_threshold_stays_in_memory() {
 #[tokio::test]
 async fn a_spool_of_exactly_the_threshold_is_not_written() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = sh("printf 0123456789");
-    spec.spool = Some(Spool {
-        dir: dir.path().to_path_buf(),
-        keep_in_memory: 10,
-    });
+    let spec = spooled(sh("printf 0123456789"), dir.path(), 10);
     let r = run(spec).await;
     assert_eq!(r.spooled, None);
     assert_eq!(r.stdout.lossy(), "0123456789");
@@ -275,12 +272,12 @@ async fn a_spool_of_exactly_the_threshold_is_not_written() {
 #[tokio::test]
 async fn merged_output_is_spooled_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = sh("for i in $(seq 1 2000); do echo out$i; echo err$i >&2; done");
+    let mut spec = spooled(
+        sh("for i in $(seq 1 2000); do echo out$i; echo err$i >&2; done"),
+        dir.path(),
+        64,
+    );
     spec.merge_stderr = true;
-    spec.spool = Some(Spool {
-        dir: dir.path().to_path_buf(),
-        keep_in_memory: 64,
-    });
     let r = run(spec).await;
     let expected: String = (1..=2000).map(|i| format!("out{i}\nerr{i}\n")).collect();
     let path = r.spooled.unwrap();
@@ -293,11 +290,7 @@ async fn an_unwritable_spool_directory_keeps_the_tail_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "").unwrap();
-    let mut spec = sh("seq 1 10000");
-    spec.spool = Some(Spool {
-        dir: blocker.join("spool"),
-        keep_in_memory: 100,
-    });
+    let spec = spooled(sh("seq 1 10000"), &blocker.join("spool"), 100);
     let r = run(spec).await;
     let expected = numbers(10_000);
     assert_eq!(r.exit_code, Some(0));
@@ -317,11 +310,7 @@ async fn an_unwritable_spool_directory_keeps_the_tail_and_says_why() {
 #[tokio::test]
 async fn a_spool_keeping_nothing_in_memory_writes_everything_to_the_file() {
     let dir = tempfile::tempdir().unwrap();
-    let mut spec = sh("echo hello");
-    spec.spool = Some(Spool {
-        dir: dir.path().to_path_buf(),
-        keep_in_memory: 0,
-    });
+    let spec = spooled(sh("echo hello"), dir.path(), 0);
     let r = run(spec).await;
     assert_eq!(r.stdout.bytes, b"");
     assert_eq!(r.stdout.total, 6);
