@@ -312,3 +312,23 @@ fn gotmpl_parse_errors_keep_their_position() {
         "{column}: {message}"
     );
 }
+
+#[test]
+fn the_load_time_field_list_names_exactly_the_fields_a_template_sees() {
+    let input = HookInput {
+        tool_response: Some("out".into()),
+        ..HookInput::default()
+    };
+    let Value::Map(map) = input_value(&input) else {
+        panic!("the Input is not a map");
+    };
+    let mut seen: Vec<&str> = map
+        .keys()
+        .map(AsRef::as_ref)
+        .filter(|k| *k != STRUCT_JSON)
+        .collect();
+    let mut listed = INPUT_FIELDS.to_vec();
+    seen.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(seen, listed);
+}
