@@ -58,6 +58,19 @@ pub(crate) struct Command<'s> {
     pub(crate) stdin_fetches: bool,
 }
 
+impl<'s> Command<'s> {
+    /// A command with nothing parsed yet but its source text.
+    fn new(text: &'s str) -> Self {
+        Self {
+            text,
+            assignments: Vec::new(),
+            argv: Vec::new(),
+            stdin_text: None,
+            stdin_fetches: false,
+        }
+    }
+}
+
 /// A `NAME=value` prefix, bare statement or `export`/`local` operand.
 #[derive(Debug)]
 pub(crate) struct Assignment {
@@ -164,11 +177,8 @@ impl<'s> Builder<'s> {
             {
                 let assignment = self.assignment(node, depth);
                 self.script.commands.push(Command {
-                    text: self.text(node),
                     assignments: vec![assignment],
-                    argv: Vec::new(),
-                    stdin_text: None,
-                    stdin_fetches: false,
+                    ..Command::new(self.text(node))
                 });
                 self.children(node, depth);
             }
@@ -185,13 +195,7 @@ impl<'s> Builder<'s> {
 
     fn command(&mut self, node: Node<'_>, depth: usize) {
         let index = self.script.commands.len();
-        let mut command = Command {
-            text: self.text(node),
-            assignments: Vec::new(),
-            argv: Vec::new(),
-            stdin_text: None,
-            stdin_fetches: false,
-        };
+        let mut command = Command::new(self.text(node));
         let mut cursor = node.walk();
         let mut more = cursor.goto_first_child();
         while more {
@@ -223,13 +227,7 @@ impl<'s> Builder<'s> {
     }
 
     fn declaration(&mut self, node: Node<'_>, depth: usize) {
-        let mut command = Command {
-            text: self.text(node),
-            assignments: Vec::new(),
-            argv: Vec::new(),
-            stdin_text: None,
-            stdin_fetches: false,
-        };
+        let mut command = Command::new(self.text(node));
         let mut cursor = node.walk();
         for child in node.children(&mut cursor) {
             if !child.is_named() {
