@@ -16,7 +16,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{Harness, Setup, hook_yaml, inputs};
+use support::{Harness, Setup, hook_yaml, inputs, shell_call};
 use tether_core::{Confirmation, Session, StopReason};
 use tether_exec::ExecSpec;
 use tether_hooks::HookEnv;
@@ -119,26 +119,6 @@ fn systems(h: &Harness, i: usize) -> Vec<(String, String)> {
         .into_iter()
         .filter(|(r, _)| r == "system")
         .collect()
-}
-
-/// The tool results the model received in request `i`, as `(tool_call_id, content)`.
-fn tool_results(h: &Harness, i: usize) -> Vec<(String, String)> {
-    h.requests()[i].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == json!("tool"))
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
-                m["content"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn shell_call(cmd: &str, id: &str) -> Turn {
-    Turn::tool_call("shell", json!({ "cmd": cmd })).with_id(id)
 }
 
 fn builtins(event: HookEvent, hooks: &[&str]) -> String {
@@ -370,7 +350,7 @@ async fn redact_secrets_keeps_a_secret_from_the_model_the_session_and_post_tool_
         h.sent(0).last().unwrap(),
         &user("my token is [REDACTED], keep it safe")
     );
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(
         results[0].1, "[REDACTED]\n",
         "the argument was redacted before running"
@@ -430,7 +410,7 @@ async fn safer_shell_forces_a_confirmation_under_yolo_with_the_blast_radius() {
     );
     h.push(Turn::text("done"));
     h.run_once("clean up").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(results[0].1, "The user rejected the tool call.");
     assert_eq!(
         results[1].1, "agent.yaml\nbuild\n",
@@ -485,7 +465,7 @@ async fn a_huge_tool_result_is_cut_to_its_tail_and_kept_in_a_file_until_session_
 
     let full: String = (1..=3000).map(|i| format!("{i}\n")).collect();
     let tail: String = (1001..=3000).map(|i| format!("{i}\n")).collect();
-    let seen = tool_results(&h, 1)[0].1.clone();
+    let seen = h.tool_results(1)[0].1.clone();
     let head = format!(
         "Tool call result was too large ({} bytes; limit 51200 bytes). The full result is available in a file: ",
         full.len()

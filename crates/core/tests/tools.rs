@@ -7,38 +7,18 @@ mod support;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-use support::{Harness, Setup, hook_yaml, inputs, yq};
+use support::{Harness, Setup, hook_yaml, inputs, shell_call, yq};
 use tether_core::{Confirmation, StopReason};
 use tether_protocol::{HookEvent, RuntimeEvent};
 use tether_test_support::fake_llm::Turn;
 
 const SHELL: &str = "toolsets:\n  - type: shell\n";
 
-/// The tool results the model received in request `i`, as `(tool_call_id, content)`.
-fn tool_results(h: &Harness, i: usize) -> Vec<(String, String)> {
-    h.requests()[i].body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|m| m["role"] == json!("tool"))
-        .map(|m| {
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
-                m["content"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
-
 fn decisions(log: &std::path::Path) -> Vec<(Value, Value)> {
     inputs(log)
         .into_iter()
         .map(|i| (i["approval_decision"].clone(), i["approval_source"].clone()))
         .collect()
-}
-
-fn shell_call(cmd: &str, id: &str) -> Turn {
-    Turn::tool_call("shell", json!({ "cmd": cmd })).with_id(id)
 }
 
 #[tokio::test]
@@ -55,7 +35,7 @@ async fn yolo_runs_the_tool_and_the_model_sees_its_output() {
     h.push(shell_call("echo hello", "call_a"));
     h.push(Turn::text("done"));
     assert_eq!(h.run_once("say hello").await.reason, StopReason::Normal);
-    assert_eq!(tool_results(&h, 1), [("call_a".into(), "hello\n".into())]);
+    assert_eq!(h.tool_results(1), [("call_a".into(), "hello\n".into())]);
     assert_eq!(decisions(&d), [(json!("allow"), json!("yolo"))]);
     let input = &inputs(&d)[0];
     assert_eq!(input["tool_name"], json!("shell"));
@@ -78,7 +58,7 @@ async fn a_pre_tool_use_deny_reaches_the_model_with_its_reason() {
     h.push(Turn::text("ok, I will not"));
     h.run_once("clean up").await;
     assert_eq!(
-        tool_results(&h, 1),
+        h.tool_results(1),
         [("call_1".into(), "Tool call blocked by hook: no rm".into())]
     );
     assert_eq!(
@@ -108,7 +88,7 @@ async fn updated_input_is_merged_onto_the_arguments_the_tool_runs_with() {
     h.push(Turn::tool_call("shell", json!({"cmd": "echo original", "timeout": 30})).with_id("c1"));
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    assert_eq!(tool_results(&h, 1), [("c1".into(), "rewritten\n".into())]);
+    assert_eq!(h.tool_results(1), [("c1".into(), "rewritten\n".into())]);
     assert_eq!(
         inputs(&post)[0]["tool_input"],
         json!({"cmd": "echo rewritten", "timeout": 30})
@@ -143,7 +123,7 @@ async fn the_user_is_asked_and_each_answer_has_its_source() {
     h.push(shell_call("echo four", "c4"));
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(results[0].1, "one\n");
     assert_eq!(
         results[1].1,
@@ -181,7 +161,7 @@ async fn read_only_tools_run_without_asking_but_still_reach_pre_tool_use() {
     h.push(Turn::tool_call("read_file", json!({ "path": path })).with_id("r1"));
     h.push(Turn::text("done"));
     h.run_once("read it").await;
-    assert_eq!(tool_results(&h, 1), [("r1".into(), "hi".into())]);
+    assert_eq!(h.tool_results(1), [("r1".into(), "hi".into())]);
     assert_eq!(decisions(&d), [(json!("allow"), json!("readonly_hint"))]);
     assert_eq!(inputs(&pre)[0]["tool_category"], json!("filesystem"));
     assert!(h.user.asked.lock().unwrap().is_empty());
@@ -210,7 +190,7 @@ async fn permission_rules_allow_deny_and_force_ask() {
     );
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(results[0].1, "hi\n");
     assert_eq!(
         results[1].1,
@@ -253,7 +233,7 @@ esac"#;
     );
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(
         results[1].1,
         "The tool call was rejected by a permission_request hook. Reason: no deletes"
@@ -299,7 +279,7 @@ esac"#;
     );
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(
         results[0].1,
         "The tool call was rejected by a pre_tool_use hook. Reason: never"
@@ -341,7 +321,7 @@ async fn tool_response_transform_rewrites_what_is_recorded_seen_by_post_tool_use
     h.push(shell_call("echo quiet", "c1").and_tool_call("nope", json!({})));
     h.push(Turn::text("done"));
     h.run_once("go").await;
-    let results = tool_results(&h, 1);
+    let results = h.tool_results(1);
     assert_eq!(results[0].1, "QUIET\n");
     assert_eq!(
         results[1].1,

@@ -186,9 +186,30 @@ impl Harness {
             .collect()
     }
 
+    /// The tool results the model received in request `i`, as `(tool_call_id, content)`.
+    pub fn tool_results(&self, i: usize) -> Vec<(String, String)> {
+        self.requests()[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "tool")
+            .map(|m| {
+                (
+                    m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
+                    m["content"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+
     pub fn events(&self) -> Vec<RuntimeEvent> {
         self.events.0.lock().unwrap().clone()
     }
+}
+
+/// A `shell` call of `cmd` with the call id `id`.
+pub fn shell_call(cmd: &str, id: &str) -> Turn {
+    Turn::tool_call("shell", serde_json::json!({ "cmd": cmd })).with_id(id)
 }
 
 /// A hook line that logs its stdin to `log` and prints `stdout`.
