@@ -148,19 +148,19 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
         }
     );
     let warnings = missing_program_warnings(&hooks, &file.dir);
-    let events: Vec<EventHooks<'_>> = HookEvent::ALL
-        .into_iter()
-        .filter(|e| !hooks.entries(*e).is_empty())
-        .map(|event| EventHooks {
-            event: event.wire_name(),
-            hooks: dispatch_order(&hooks, event)
-                .into_iter()
-                .flat_map(|entry| entry.hooks.iter().map(move |h| line(event, entry, h)))
-                .collect(),
-        })
-        .collect();
 
     if args.json {
+        let events: Vec<EventHooks<'_>> = HookEvent::ALL
+            .into_iter()
+            .filter(|e| !hooks.entries(*e).is_empty())
+            .map(|event| EventHooks {
+                event: event.wire_name(),
+                hooks: dispatch_order(&hooks, event)
+                    .into_iter()
+                    .flat_map(|entry| entry.hooks.iter().map(move |h| line(event, entry, h)))
+                    .collect(),
+            })
+            .collect();
         let output = CheckOutput {
             file: args.agent_file.display().to_string(),
             agent: &agent.name,
