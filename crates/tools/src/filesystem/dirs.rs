@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Call;
 use super::search::walker;
+use super::{Call, PathArgs};
 use crate::ToolError;
 use crate::args::{parse, resolve};
 
@@ -17,11 +17,6 @@ pub(super) const MAX_LIST_ENTRIES: usize = 10_000;
 
 /// `directory_tree` includes at most this many nodes below the root.
 pub(super) const MAX_TREE_NODES: usize = 5_000;
-
-#[derive(Debug, Deserialize)]
-struct PathArgs {
-    path: String,
-}
 
 #[derive(Debug, Deserialize)]
 struct TreeArgs {

@@ -8,7 +8,7 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::Call;
+use super::{Call, PathArgs};
 use crate::args::{parse, resolve};
 use crate::{ToolError, ToolResult};
 
@@ -17,11 +17,6 @@ pub(super) const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
 
 /// How much of a file is inspected to decide whether it is binary.
 const SNIFF_BYTES: usize = 8 * 1024;
-
-#[derive(Debug, Deserialize)]
-struct PathArgs {
-    path: String,
-}
 
 #[derive(Debug, Deserialize)]
 struct ReadMultipleArgs {

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -62,6 +63,12 @@ impl FilesystemTool {
             })
             .collect()
     }
+}
+
+/// The arguments of the tools that take one `path` (`read_file`, `list_directory`).
+#[derive(Debug, Deserialize)]
+struct PathArgs {
+    path: String,
 }
 
 /// What every operation gets: owned, because it runs on the blocking pool.
