@@ -26,7 +26,7 @@ use crate::command_runner::{self, CommandRun, duration_text};
 use crate::http_hook::HttpHook;
 use crate::model_hook::ModelHook;
 use crate::observer::HookObserver;
-use crate::registry::{Builtin, BuiltinCall, HookEnv, Registry};
+use crate::registry::{Builtin, BuiltinCall, HookEnv, ModelRunner, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
 
 /// How the executor runs hooks.
@@ -55,7 +55,7 @@ impl ExecutorOptions {
 enum Handler {
     Command(String),
     Builtin(Arc<dyn Builtin>),
-    Model(ModelHook),
+    Model(ModelHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
     Unavailable(String),
 }
@@ -431,8 +431,8 @@ impl Runner {
                 self.run_builtin(event, hook, b.as_ref(), input, cancel)
                     .await
             }
-            Handler::Model(m) => {
-                let run = m.run(input, self.registry.model_runner());
+            Handler::Model(m, runner) => {
+                let run = m.run(input, runner.as_ref());
                 bounded(name, hook.spec.timeout, cancel, run).await
             }
             Handler::Http(h) => {
@@ -586,13 +586,13 @@ fn compile(
             Handler::Builtin(Arc::clone(b))
         }
         HookKind::Model { .. } => {
-            let hook = ModelHook::compile(spec, registry.model_runner().map(AsRef::as_ref))?;
-            if registry.model_runner().is_some() {
-                Handler::Model(hook)
-            } else {
-                Handler::Unavailable(
+            let runner = registry.model_runner();
+            let hook = ModelHook::compile(spec, runner.map(AsRef::as_ref))?;
+            match runner {
+                Some(r) => Handler::Model(hook, Arc::clone(r)),
+                None => Handler::Unavailable(
                     "model hooks need a model runner and none is configured".to_owned(),
-                )
+                ),
             }
         }
         HookKind::Http { url, headers, .. } => Handler::Http(HttpHook::new(url, headers)),

@@ -8,7 +8,7 @@
 //! texts. Every failure — render, model, timeout, unparseable reply — is a hook failure, so
 //! `pre_tool_use` fails closed.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 
 use serde_json::{Value, json};
 use tether_config::{Diagnostic, HookKind, HookSpec};
@@ -134,14 +134,7 @@ impl ModelHook {
 
     /// Renders, asks, interprets; the executor bounds it with the hook's timeout and
     /// cancellation.
-    pub(crate) async fn run(
-        &self,
-        input: &HookInput,
-        runner: Option<&Arc<dyn ModelRunner>>,
-    ) -> Outcome {
-        let Some(runner) = runner else {
-            return Outcome::failed("model hooks need a model runner and none is configured");
-        };
+    pub(crate) async fn run(&self, input: &HookInput, runner: &dyn ModelRunner) -> Outcome {
         let prompt = match self.template.render(input) {
             Ok(p) => p,
             Err(e) => return Outcome::failed(format!("render prompt: {e}")),
