@@ -11,10 +11,9 @@
 //! rows (whole messages, often kilobytes) are too big for a `WITHOUT ROWID` table; `usage` rows
 //! are small, so they live directly in their key.
 
-use std::time::Duration;
-
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
+use crate::StoreOptions;
 use crate::codec::stamp;
 
 /// Migration `i` brings the schema from version `i` to `i + 1`.
@@ -64,18 +63,10 @@ CREATE TABLE usage (
 ) WITHOUT ROWID;
 ";
 
-/// How a connection is configured, beyond what the schema records.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Settings {
-    pub(crate) busy_timeout: Duration,
-    pub(crate) max_size_bytes: Option<u64>,
-    pub(crate) read_only: bool,
-}
-
 /// Applies the per-connection pragmas. WAL lets readers (`tether sessions list` in another
 /// terminal) run beside the writer; `synchronous=NORMAL` makes a commit durable against a
 /// process crash without an fsync per message (a power loss may drop the last commits).
-pub(crate) fn configure(conn: &Connection, settings: &Settings) -> rusqlite::Result<()> {
+pub(crate) fn configure(conn: &Connection, settings: &StoreOptions) -> rusqlite::Result<()> {
     conn.busy_timeout(settings.busy_timeout)?;
     conn.pragma_update(None, "foreign_keys", true)?;
     if !settings.read_only {

@@ -14,7 +14,7 @@ use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 use crate::StoreError;
-use crate::schema::{self, MIGRATIONS, Migration, Settings};
+use crate::schema::{self, MIGRATIONS, Migration};
 
 /// How to open a [`Store`]; `StoreOptions::default()` is what [`Store::open`] uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,13 +131,8 @@ impl Store {
         mut conn: Connection,
         options: &StoreOptions,
     ) -> Result<Self, StoreError> {
-        let settings = Settings {
-            busy_timeout: options.busy_timeout,
-            max_size_bytes: options.max_size_bytes,
-            read_only: options.read_only,
-        };
         let sql_err = |e| open_error(&path, e);
-        schema::configure(&conn, &settings).map_err(sql_err)?;
+        schema::configure(&conn, options).map_err(sql_err)?;
         let supported = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
         if options.read_only {
             let found = schema::version(&conn).map_err(sql_err)?;
