@@ -60,8 +60,17 @@ fn dispatch_order(hooks: &HooksConfig, event: HookEvent) -> Vec<&MatcherEntry> {
         .collect()
 }
 
+/// Where a hook is defined: `FILE:LINE:COL`, else its file, else nothing.
+fn origin(h: &HookSpec) -> String {
+    let at = h.origin.location();
+    if at.is_empty() {
+        h.origin.path.clone()
+    } else {
+        at
+    }
+}
+
 fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookLine<'a> {
-    let location = h.origin.location();
     HookLine {
         kind: h.type_name(),
         name: h.name.as_deref(),
@@ -79,9 +88,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         working_dir: h.working_dir.as_deref(),
         run_async: h.run_async,
         dialect: h.dialect.as_str(),
-        location: (!location.is_empty())
-            .then_some(location)
-            .or_else(|| (!h.origin.path.is_empty()).then(|| h.origin.path.clone())),
+        location: Some(origin(h)).filter(|at| !at.is_empty()),
     }
 }
 
@@ -116,12 +123,7 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
             Dialect::DockerAgent => &["TETHER_PROJECT_DIR"],
         };
         for program in programs::missing_programs(command, &dir, &path, cwd, vars) {
-            let at = h.origin.location();
-            let at = if at.is_empty() {
-                h.origin.path.clone()
-            } else {
-                at
-            };
+            let at = origin(h);
             warnings.push(format!(
                 "{at}: {event} hook runs `{program}`, which is not on PATH"
             ));
