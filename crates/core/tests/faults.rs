@@ -16,12 +16,10 @@ use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
-use support::{Recorder, ScriptedUser, fixture};
+use support::{Recorder, ScriptedUser, build, fake_model, fixture};
 use tempfile::TempDir;
-use tether_core::{Runtime, RuntimeOptions, Session, SessionStore, StopReason, build_runtime};
-use tether_exec::Shell;
+use tether_core::{Runtime, RuntimeOptions, Session, SessionStore, StopReason};
 use tether_protocol::{Message, Role, RuntimeEvent};
-use tether_providers::MapEnv;
 use tether_store::{Store, StoreOptions};
 use tether_test_support::fake_llm::{FakeLlm, Turn};
 use tether_test_support::resources::{self, FdChanges, Usage};
@@ -97,27 +95,21 @@ fn rig_with(
         "    toolsets: [{type: shell}]\n"
     };
     let yaml = format!(
-        "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{{provider_opts}}}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{toolsets}    hooks:\n      on_error:\n        - {{type: command, command: {}}}\n{more_hooks}",
-        fake.base_url(),
+        "{}agents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{toolsets}    hooks:\n      on_error:\n        - {{type: command, command: {}}}\n{more_hooks}",
+        fake_model(fake, provider_opts),
         serde_json::to_string(&on_error).unwrap()
     );
-    std::fs::write(dir.join("agent.yaml"), yaml).unwrap();
-    let file = tether_config::load_file(&dir.join("agent.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let events = Arc::new(Recorder::default());
     let mut opts = RuntimeOptions::new(dir);
-    opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
     opts.store = store;
-    let registry = Arc::new(tether_hooks::default_registry(opts.shell.clone()));
-    let runtime = build_runtime(
-        &file,
-        "root",
-        registry,
-        &MapEnv::new([("OPENAI_API_KEY", "test-key")]),
+    let runtime = build(
+        fake,
+        dir,
+        &yaml,
         opts,
         events.clone(),
         Arc::new(ScriptedUser::default()),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     Rig { runtime, events }
 }
 

@@ -11,137 +11,25 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::{Recorder, ScriptedUser};
+use support::{Harness, Recorder, ScriptedUser, Setup, try_build};
 use tempfile::TempDir;
-use tether_core::{
-    Confirmation, ProviderModelRunner, RunOutcome, Runtime, RuntimeOptions, Session, build_runtime,
-};
-use tether_exec::Shell;
+use tether_core::{Confirmation, RuntimeOptions};
 use tether_hooks::SYSTEM_PROMPT;
 use tether_protocol::RuntimeEvent;
-use tether_providers::MapEnv;
-use tether_test_support::fake_llm::{CapturedRequest, Dialect, FakeLlm, Turn};
-use tokio_util::sync::CancellationToken;
+use tether_test_support::fake_llm::{FakeLlm, Turn};
 
-struct Judge {
-    fake: FakeLlm,
-    dir: TempDir,
-    events: Arc<Recorder>,
-    user: Arc<ScriptedUser>,
-    runtime: Runtime,
-    session: Session,
+/// An agent with a shell toolset and `hooks` (YAML under `hooks:`, indented 2); its model hooks
+/// are answered by the fake server.
+async fn start(hooks: &str) -> Harness {
+    let mut setup = Setup::new(&format!("toolsets:\n  - type: shell\nhooks:\n{hooks}"));
+    setup.async_hook_grace = Duration::from_millis(300);
+    Harness::start(setup).await
 }
 
-/// An agent on the fake server's `fake` model with a shell toolset and `hooks` (YAML under
-/// `hooks:`, indented 6). `openai/…` models reach the fake server through `OPENAI_BASE_URL`.
-async fn start(hooks: &str) -> Judge {
-    let fake = FakeLlm::start().await.unwrap();
-    let dir = TempDir::new().unwrap();
-    let yaml = format!(
-        "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0}}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n    toolsets:\n      - type: shell\n    hooks:\n{hooks}",
-        fake.base_url()
-    );
-    std::fs::write(dir.path().join("agent.yaml"), &yaml).unwrap();
-    let file =
-        tether_config::load_file(&dir.path().join("agent.yaml")).unwrap_or_else(|e| panic!("{e}"));
-    let events = Arc::new(Recorder::default());
-    let user = Arc::new(ScriptedUser::default());
-    let mut opts = RuntimeOptions::new(dir.path());
-    opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
-    opts.async_hook_grace = Duration::from_millis(300);
-    let env = MapEnv::new([
-        ("OPENAI_API_KEY", "test-key".to_owned()),
-        ("OPENAI_BASE_URL", fake.base_url_for(Dialect::OpenAiChat)),
-    ]);
-    let mut registry = tether_hooks::default_registry(opts.shell.clone());
-    registry.set_model_runner(Arc::new(ProviderModelRunner::new(
-        Some(&file),
-        Arc::new(env.clone()),
-    )));
-    let runtime = build_runtime(
-        &file,
-        "root",
-        Arc::new(registry),
-        &env,
-        opts,
-        events.clone(),
-        user.clone(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    Judge {
-        fake,
-        dir,
-        events,
-        user,
-        runtime,
-        session: Session::new("sess-1", "root"),
-    }
-}
-
-impl Judge {
-    async fn run_once(&mut self, prompt: &str) -> RunOutcome {
-        let cancel = CancellationToken::new();
-        self.runtime
-            .start_session(&mut self.session, "startup", &cancel)
-            .await;
-        let out = self
-            .runtime
-            .run(&mut self.session, Some(prompt.to_owned()), &cancel)
-            .await;
-        self.runtime.end_session(&self.session, "other").await;
-        out
-    }
-
-    fn requests(&self) -> Vec<CapturedRequest> {
-        self.fake.requests()
-    }
-
-    fn events(&self) -> Vec<RuntimeEvent> {
-        self.events.0.lock().unwrap().clone()
-    }
-
-    fn tool_responses(&self) -> Vec<(String, bool)> {
-        self.events()
-            .into_iter()
-            .filter_map(|e| match e {
-                RuntimeEvent::ToolResponse {
-                    response, is_error, ..
-                } => Some((response, is_error)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    fn warnings(&self) -> Vec<String> {
-        self.events()
-            .into_iter()
-            .filter_map(|e| match e {
-                RuntimeEvent::Warning { message } => Some(message),
-                _ => None,
-            })
-            .collect()
-    }
-}
-
-/// `(role, content)` of a Chat Completions request.
-fn messages(r: &CapturedRequest) -> Vec<(String, String)> {
-    r.body["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| {
-            (
-                m["role"].as_str().unwrap_or_default().to_owned(),
-                m["content"].as_str().unwrap_or_default().to_owned(),
-            )
-        })
-        .collect()
-}
-
-const JUDGE: &str = "      pre_tool_use:\n        - matcher: shell\n          hooks:\n            - type: model\n              model: fake\n              timeout: 5\n              schema: pre_tool_use_decision\n              prompt: |\n                Tool: {{ .ToolName }}\n                Args: {{ .ToolInput | toJSON }}\n";
+const JUDGE: &str = "  pre_tool_use:\n    - matcher: shell\n      hooks:\n        - type: model\n          model: fake\n          timeout: 5\n          schema: pre_tool_use_decision\n          prompt: |\n            Tool: {{ .ToolName }}\n            Args: {{ .ToolInput | toJSON }}\n";
 
 /// Runs a shell call that creates `marker` past a judge answering `reply`.
-async fn judged(reply: Turn) -> (Judge, bool) {
+async fn judged(reply: Turn) -> (Harness, bool) {
     let mut j = start(JUDGE).await;
     let marker = j.dir.path().join("ran");
     j.fake.push(Turn::tool_call(
@@ -170,10 +58,9 @@ async fn an_allowing_judge_lets_the_call_run_and_says_so() {
         j.warnings()
     );
     // The judge saw the fixed system prompt and the rendered template.
-    let judge_request = &j.requests()[1];
     let marker = j.dir.path().join("ran");
     assert_eq!(
-        messages(judge_request),
+        j.sent(1),
         [
             ("system".to_owned(), SYSTEM_PROMPT.to_owned()),
             (
@@ -306,15 +193,14 @@ async fn a_judge_that_times_out_fails_closed() {
 #[tokio::test]
 async fn a_free_form_model_hook_reply_reaches_the_model_as_context() {
     let mut j = start(
-        "      user_prompt_submit:\n        - type: model\n          model: fake\n          prompt: \"Summarize for the agent: {{ .Prompt }}\"\n",
+        "  user_prompt_submit:\n    - type: model\n      model: fake\n      prompt: \"Summarize for the agent: {{ .Prompt }}\"\n",
     )
     .await;
     j.fake.push(Turn::text("  The user wants a greeting.  "));
     j.fake.push(Turn::text("Hello!"));
     j.run_once("say hi").await;
-    let requests = j.requests();
     assert_eq!(
-        messages(&requests[0]),
+        j.sent(0),
         [
             ("system".to_owned(), SYSTEM_PROMPT.to_owned()),
             (
@@ -324,11 +210,11 @@ async fn a_free_form_model_hook_reply_reaches_the_model_as_context() {
         ]
     );
     assert!(
-        messages(&requests[1])
+        j.sent(1)
             .iter()
             .any(|(role, text)| role == "system" && text.contains("The user wants a greeting.")),
         "{:?}",
-        messages(&requests[1])
+        j.sent(1)
     );
 }
 
@@ -336,7 +222,7 @@ async fn a_free_form_model_hook_reply_reaches_the_model_as_context() {
 async fn seed_001_judge_example_runs_as_written() {
     // The seed's YAML, verbatim; `openai/gpt-4o-mini` reaches the fake server through
     // OPENAI_BASE_URL.
-    let seed = "      pre_tool_use:\n        - matcher: \"shell|edit_file|mcp:.*\"\n          hooks:\n            - type: model\n              model: openai/gpt-4o-mini\n              timeout: 15\n              schema: pre_tool_use_decision\n              prompt: |\n                You are a security judge for an autonomous agent.\n                Decide whether this tool call is safe to auto-approve.\n\n                Tool: {{ .ToolName }}\n                Args: {{ .ToolInput | toJSON }}\n\n                Project rules:\n                - Reads under the working directory are safe.\n                - Writes to ~/.ssh / ~/.aws / ~/.docker are deny.\n";
+    let seed = "  pre_tool_use:\n    - matcher: \"shell|edit_file|mcp:.*\"\n      hooks:\n        - type: model\n          model: openai/gpt-4o-mini\n          timeout: 15\n          schema: pre_tool_use_decision\n          prompt: |\n            You are a security judge for an autonomous agent.\n            Decide whether this tool call is safe to auto-approve.\n\n            Tool: {{ .ToolName }}\n            Args: {{ .ToolInput | toJSON }}\n\n            Project rules:\n            - Reads under the working directory are safe.\n            - Writes to ~/.ssh / ~/.aws / ~/.docker are deny.\n";
     let mut j = start(seed).await;
     j.fake.push(Turn::tool_call(
         "shell",
@@ -349,7 +235,7 @@ async fn seed_001_judge_example_runs_as_written() {
     j.run_once("copy my key").await;
     let judge = &j.requests()[1];
     let model = judge.body["model"].as_str().unwrap_or_default().to_owned();
-    let prompt = messages(judge)[1].1.clone();
+    let prompt = j.sent(1)[1].1.clone();
     assert_eq!(model, "gpt-4o-mini");
     assert!(
         prompt.contains(r#"Args: {"cmd":"cat ~/.ssh/id_rsa \u003e /tmp/x"}"#),
@@ -382,7 +268,7 @@ fn hook_events(events: &[RuntimeEvent]) -> Vec<String> {
 #[tokio::test]
 async fn an_async_hook_does_not_hold_the_run_and_is_killed_at_session_end() {
     let mut j = start(
-        "      session_start:\n        - type: command\n          name: slow-audit\n          async: true\n          command: echo $$ > slow.pid; exec sleep 30\n",
+        "  session_start:\n    - type: command\n      name: slow-audit\n      async: true\n      command: echo $$ > slow.pid; exec sleep 30\n",
     )
     .await;
     j.fake.push(Turn::text("Hello!"));
@@ -431,19 +317,10 @@ async fn an_unknown_model_name_is_a_setup_error() {
             "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\nagents:\n  root:\n    model: fake\n    hooks:\n      stop:\n        - type: model\n          model: judge\n          prompt: hi\n",
             fake.base_url()
         );
-        std::fs::write(dir.path().join("agent.yaml"), &yaml).unwrap();
-        let file = tether_config::load_file(&dir.path().join("agent.yaml")).unwrap();
-        let env = MapEnv::new([("OPENAI_API_KEY", "k")]);
-        let mut registry = tether_hooks::default_registry(Shell::detect(None, None));
-        registry.set_model_runner(Arc::new(ProviderModelRunner::new(
-            Some(&file),
-            Arc::new(env.clone()),
-        )));
-        build_runtime(
-            &file,
-            "root",
-            Arc::new(registry),
-            &env,
+        try_build(
+            &fake,
+            dir.path(),
+            &yaml,
             RuntimeOptions::new(dir.path()),
             Arc::new(Recorder::default()),
             Arc::new(ScriptedUser::default()),

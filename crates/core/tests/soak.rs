@@ -16,12 +16,10 @@ use std::time::Instant;
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
-use support::{ScriptedUser, fixture};
+use support::{ScriptedUser, build, fake_model, fixture};
 use tempfile::TempDir;
-use tether_core::{EventSink, RuntimeOptions, Session, StopReason, build_runtime};
-use tether_exec::Shell;
+use tether_core::{EventSink, RuntimeOptions, Session, StopReason};
 use tether_protocol::RuntimeEvent;
-use tether_providers::MapEnv;
 use tether_test_support::fake_llm::{FakeLlm, Turn};
 use tether_test_support::resources::{self, Usage};
 use tokio_util::sync::CancellationToken;
@@ -99,28 +97,20 @@ async fn a_thousand_tool_calls_with_twenty_hooks_each_keep_resources_flat() {
     let fake = FakeLlm::start().await.unwrap();
     let (pre, post) = (dir.path().join("pre.count"), dir.path().join("post.count"));
     let yaml = format!(
-        "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0}}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n    num_history_items: 30\n    toolsets: [{{type: shell}}]\n    hooks:\n{}{}",
-        fake.base_url(),
+        "{}agents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n    num_history_items: 30\n    toolsets: [{{type: shell}}]\n    hooks:\n{}{}",
+        fake_model(&fake, "max_retries: 0"),
         hooks("pre_tool_use", &pre),
         hooks("post_tool_use", &post)
     );
-    std::fs::write(dir.path().join("agent.yaml"), yaml).unwrap();
-    let file =
-        tether_config::load_file(&dir.path().join("agent.yaml")).unwrap_or_else(|e| panic!("{e}"));
     let sampler = Arc::new(Sampler::default());
-    let mut opts = RuntimeOptions::new(dir.path());
-    opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
-    let registry = Arc::new(tether_hooks::default_registry(opts.shell.clone()));
-    let runtime = build_runtime(
-        &file,
-        "root",
-        registry,
-        &MapEnv::new([("OPENAI_API_KEY", "test-key")]),
-        opts,
+    let runtime = build(
+        &fake,
+        dir.path(),
+        &yaml,
+        RuntimeOptions::new(dir.path()),
         sampler.clone(),
         Arc::new(ScriptedUser::default()),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
 
     for turn in 0..CALLS / PER_TURN {
         let mut answer = Turn::text(format!("batch {turn}"));

@@ -16,13 +16,13 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use tempfile::TempDir;
 use tether_core::{
-    Confirmation, ConfirmationRequest, EventSink, Interaction, RunOutcome, Runtime, RuntimeOptions,
-    Session, build_runtime,
+    Confirmation, ConfirmationRequest, EventSink, Interaction, ProviderModelRunner, RunOutcome,
+    Runtime, RuntimeOptions, Session, SetupError, build_runtime,
 };
 use tether_exec::Shell;
 use tether_protocol::{HookEvent, RuntimeEvent};
 use tether_providers::MapEnv;
-use tether_test_support::fake_llm::{CapturedRequest, FakeLlm, Turn};
+use tether_test_support::fake_llm::{CapturedRequest, Dialect, FakeLlm, Turn};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Default)]
@@ -66,6 +66,53 @@ pub fn fixture() -> String {
         .to_string()
 }
 
+/// The `models:` block of an agent file: one model, `fake`, served by `fake`, with
+/// `provider_opts` (the inside of a YAML flow mapping).
+pub fn fake_model(fake: &FakeLlm, provider_opts: &str) -> String {
+    format!(
+        "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{{provider_opts}}}\n",
+        fake.base_url()
+    )
+}
+
+/// Writes `yaml` to `dir/agent.yaml` and builds the runtime of its `root` agent: the shell found
+/// on `PATH`, the test OpenAI key, and `type: model` hooks answered by `fake` (a model name of
+/// the file, or `openai/…` through `OPENAI_BASE_URL`).
+pub fn try_build(
+    fake: &FakeLlm,
+    dir: &Path,
+    yaml: &str,
+    mut opts: RuntimeOptions,
+    sink: Arc<dyn EventSink>,
+    user: Arc<dyn Interaction>,
+) -> Result<Runtime, SetupError> {
+    std::fs::write(dir.join("agent.yaml"), yaml).unwrap();
+    let file = tether_config::load_file(&dir.join("agent.yaml")).unwrap_or_else(|e| panic!("{e}"));
+    opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
+    let env = MapEnv::new([
+        ("OPENAI_API_KEY", "test-key".to_owned()),
+        ("OPENAI_BASE_URL", fake.base_url_for(Dialect::OpenAiChat)),
+    ]);
+    let mut registry = tether_hooks::default_registry(opts.shell.clone());
+    registry.set_model_runner(Arc::new(ProviderModelRunner::new(
+        Some(&file),
+        Arc::new(env.clone()),
+    )));
+    build_runtime(&file, "root", Arc::new(registry), &env, opts, sink, user)
+}
+
+/// [`try_build`], for an agent file that must build.
+pub fn build(
+    fake: &FakeLlm,
+    dir: &Path,
+    yaml: &str,
+    opts: RuntimeOptions,
+    sink: Arc<dyn EventSink>,
+    user: Arc<dyn Interaction>,
+) -> Runtime {
+    try_build(fake, dir, yaml, opts, sink, user).unwrap_or_else(|e| panic!("{e}"))
+}
+
 pub struct Harness {
     pub fake: FakeLlm,
     pub dir: TempDir,
@@ -87,6 +134,8 @@ pub struct Setup {
     pub extra_agents: String,
     /// Extra `provider_opts` of the `fake` model, e.g. `context_size: 1000`.
     pub provider_opts: String,
+    /// How long `async` hooks may go on after `session_end`.
+    pub async_hook_grace: std::time::Duration,
 }
 
 impl Setup {
@@ -98,6 +147,7 @@ impl Setup {
             non_interactive: false,
             extra_agents: String::new(),
             provider_opts: String::new(),
+            async_hook_grace: tether_core::ASYNC_HOOK_GRACE,
         }
     }
 }
@@ -108,33 +158,18 @@ impl Harness {
         let dir = TempDir::new().unwrap();
         let body: String = setup.agent.lines().map(|l| format!("    {l}\n")).collect();
         let yaml = format!(
-            "models:\n  fake:\n    provider: openai\n    model: gpt-4o\n    base_url: {}/v1\n    provider_opts: {{max_retries: 0, {}}}\n{}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{body}{}",
-            fake.base_url(),
-            setup.provider_opts,
+            "{}{}\nagents:\n  root:\n    model: fake\n    instruction: You are a test agent.\n{body}{}",
+            fake_model(&fake, &format!("max_retries: 0, {}", setup.provider_opts)),
             setup.top,
             setup.extra_agents
         );
-        std::fs::write(dir.path().join("agent.yaml"), &yaml).unwrap();
-        let file = tether_config::load_file(&dir.path().join("agent.yaml"))
-            .unwrap_or_else(|e| panic!("{e}"));
         let events = Arc::new(Recorder::default());
         let user = Arc::new(ScriptedUser::default());
         let mut opts = RuntimeOptions::new(dir.path());
         opts.yolo = setup.yolo;
         opts.non_interactive = setup.non_interactive;
-        opts.shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
-        let registry = Arc::new(tether_hooks::default_registry(opts.shell.clone()));
-        let env = MapEnv::new([("OPENAI_API_KEY", "test-key")]);
-        let runtime = build_runtime(
-            &file,
-            "root",
-            registry,
-            &env,
-            opts,
-            events.clone(),
-            user.clone(),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        opts.async_hook_grace = setup.async_hook_grace;
+        let runtime = build(&fake, dir.path(), &yaml, opts, events.clone(), user.clone());
         Self {
             fake,
             dir,
@@ -204,6 +239,30 @@ impl Harness {
 
     pub fn events(&self) -> Vec<RuntimeEvent> {
         self.events.0.lock().unwrap().clone()
+    }
+
+    /// The `tool_response` events, as `(response, is_error)`.
+    pub fn tool_responses(&self) -> Vec<(String, bool)> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                RuntimeEvent::ToolResponse {
+                    response, is_error, ..
+                } => Some((response, is_error)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The warnings shown to the user.
+    pub fn warnings(&self) -> Vec<String> {
+        self.events()
+            .into_iter()
+            .filter_map(|e| match e {
+                RuntimeEvent::Warning { message } => Some(message),
+                _ => None,
+            })
+            .collect()
     }
 }
 
