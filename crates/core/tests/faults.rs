@@ -312,6 +312,14 @@ async fn a_stalled_provider_hits_the_idle_timeout_before_or_during_the_stream() 
     base.check(64).await;
 }
 
+/// A `pre_tool_use` command hook, for [`rig_with`].
+fn pre_tool_use(command: &str) -> String {
+    format!(
+        "      pre_tool_use:\n        - hooks:\n            - {{type: command, command: {}}}\n",
+        serde_json::to_string(command).unwrap()
+    )
+}
+
 fn read_pid(path: &Path) -> Option<u32> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
@@ -339,10 +347,7 @@ async fn cancelling_during_a_stream_a_hook_or_a_tool_leaves_nothing_behind() {
             dir.path(),
             "max_retries: 0",
             None,
-            &format!(
-                "      pre_tool_use:\n        - hooks:\n            - {{type: command, command: {}}}\n",
-                serde_json::to_string(&guard).unwrap()
-            ),
+            &pre_tool_use(&guard),
         );
         fake.push(Turn::tool_call(
             "shell",
@@ -367,10 +372,7 @@ async fn cancelling_during_a_stream_a_hook_or_a_tool_leaves_nothing_behind() {
             dir.path(),
             "max_retries: 0",
             None,
-            &format!(
-                "      pre_tool_use:\n        - hooks:\n            - {{type: command, command: {}}}\n",
-                serde_json::to_string(allow).unwrap()
-            ),
+            &pre_tool_use(allow),
         );
         fake.push(Turn::tool_call(
             "shell",
