@@ -69,6 +69,13 @@ struct SessionSpans {
     after_end: SpanContext,
 }
 
+impl SessionSpans {
+    /// The open turn, else the session: the parent of model calls, tool calls and hooks.
+    fn turn_or_session(&self) -> SpanContext {
+        self.turn.as_ref().unwrap_or(&self.session).context.clone()
+    }
+}
+
 /// A hook run that started: where its span goes (`None`: a trace of its own) and when.
 #[derive(Debug)]
 struct Started {
@@ -272,7 +279,7 @@ impl Tracker {
                 if let Some(previous) = s.model.take() {
                     self.close_model(previous, at, Some("another call started"));
                 }
-                let parent = s.turn.as_ref().unwrap_or(&s.session).context.clone();
+                let parent = s.turn_or_session();
                 let (name, mut attrs) = genai::chat(&model, session_id);
                 attrs.push(kv("tether.model.id", model));
                 let span = self.open(Some(&parent), name, SpanKind::Client, at, attrs);
@@ -380,7 +387,7 @@ impl Tracker {
     }
 
     fn new_tool(&mut self, s: &SessionSpans, at: SystemTime) -> ToolSpan {
-        let parent = s.turn.as_ref().unwrap_or(&s.session).context.clone();
+        let parent = s.turn_or_session();
         let span = self.open(
             Some(&parent),
             genai::TOOL_SPAN.to_owned(),
@@ -437,7 +444,7 @@ impl Tracker {
                 s.tool = Some(tool);
                 Some(context)
             } else {
-                Some(s.turn.as_ref().unwrap_or(&s.session).context.clone())
+                Some(s.turn_or_session())
             }
         });
         self.sessions.insert(session_id.to_owned(), s);
