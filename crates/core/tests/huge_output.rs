@@ -10,6 +10,7 @@ use serde_json::json;
 use support::{Harness, Setup};
 use tether_core::StopReason;
 use tether_test_support::fake_llm::Turn;
+use tokio_util::sync::CancellationToken;
 
 /// Peak resident memory of this process, in KiB.
 fn vm_hwm_kib() -> u64 {
@@ -29,15 +30,17 @@ async fn one_gib_of_tool_output_runs_in_bounded_memory() {
     ));
     h.push(Turn::text("done"));
     let before = vm_hwm_kib();
-    assert_eq!(h.run_once("print a lot").await.reason, StopReason::Normal);
-    let grown_mib = (vm_hwm_kib() - before) / 1024;
-    assert!(grown_mib < 100, "peak memory grew by {grown_mib} MiB");
+    let cancel = CancellationToken::new();
+    h.runtime
+        .start_session(&mut h.session, "startup", &cancel)
+        .await;
+    let out = h
+        .runtime
+        .run(&mut h.session, Some("print a lot".to_owned()), &cancel)
+        .await;
+    assert_eq!(out.reason, StopReason::Normal);
 
-    let sent = h.requests()[1].body["messages"].as_array().unwrap().clone();
-    let result = sent.iter().find(|m| m["role"] == json!("tool")).unwrap()["content"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let result = h.tool_results(1)[0].1.clone();
     assert!(result.starts_with("Tool call result was too large (1073741833 bytes; limit 51200 bytes). The full result is available in a file: "), "{}", &result[..200]);
     assert!(result.contains("THE END"), "the tail is shown");
     assert!(result.len() < 60_000, "{}", result.len());
@@ -48,6 +51,15 @@ async fn one_gib_of_tool_output_runs_in_bounded_memory() {
         .lines()
         .next()
         .unwrap();
+    // Checked before the session ends, so that the removal below is of a file that was there.
+    assert_eq!(
+        std::fs::metadata(path).unwrap().len(),
+        1_073_741_833,
+        "the whole output is spooled"
+    );
+    h.runtime.end_session(&h.session, "other").await;
+    let grown_mib = (vm_hwm_kib() - before) / 1024;
+    assert!(grown_mib < 100, "peak memory grew by {grown_mib} MiB");
     assert!(
         !std::path::Path::new(path).exists(),
         "the spooled file is removed at session end"
