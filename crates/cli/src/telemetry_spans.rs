@@ -261,16 +261,11 @@ impl Tracker {
                 s.turn = Some(turn);
             }
             Observed::TurnEnded { reason } => {
-                if let Some(tool) = s.tool.take() {
-                    self.close_tool(tool, at);
+                if let Some(turn) = &mut s.turn {
+                    turn.attributes
+                        .push(kv("tether.turn.reason", reason.clone()));
                 }
-                if let Some(model) = s.model.take() {
-                    self.close_model(model, at, Some(&reason));
-                }
-                if let Some(mut turn) = s.turn.take() {
-                    turn.attributes.push(kv("tether.turn.reason", reason));
-                    self.close(turn, at);
-                }
+                self.close_inner(&mut s, at, &reason);
             }
             Observed::ModelCallStarted { model } => {
                 if let Some(tool) = s.tool.take() {
