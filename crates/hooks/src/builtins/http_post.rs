@@ -10,7 +10,7 @@
 //! the builtin returns null either way, as notifications must never hold up the run.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
@@ -123,7 +123,18 @@ fn check_target(url: &Url, allow_private: bool) -> Result<(), String> {
     }
 }
 
-fn client(allow_private: bool) -> Result<reqwest::Client, String> {
+/// One client per address rule, built on first use: a build reads the system's root
+/// certificates, milliseconds that a notification on every tool call would pay each time.
+static CLIENTS: [OnceLock<Result<reqwest::Client, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+
+fn client(allow_private: bool) -> Result<&'static reqwest::Client, String> {
+    CLIENTS[usize::from(allow_private)]
+        .get_or_init(|| build_client(allow_private))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn build_client(allow_private: bool) -> Result<reqwest::Client, String> {
     let policy = redirect::Policy::custom(move |attempt| {
         if let Err(e) = check_target(attempt.url(), allow_private) {
             return attempt.error(e);
