@@ -57,9 +57,13 @@ fn push_model<'a>(attrs: &mut Vec<KeyValue>, model_id: &'a str) -> &'a str {
     model
 }
 
+/// A token count as an attribute value (OTel integers are signed).
+pub(crate) fn tokens(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
 /// A model call's token counts; the cache counts only when the provider reported some.
 pub(crate) fn usage(u: &Usage) -> Vec<KeyValue> {
-    let tokens = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
     let input = u
         .input_tokens
         .saturating_add(u.cached_input_tokens)

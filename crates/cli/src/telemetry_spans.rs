@@ -531,7 +531,7 @@ fn usage_attributes(usage: Option<Usage>, cost: Option<f64>) -> Vec<KeyValue> {
     let mut attrs = Vec::new();
     if let Some(u) = usage {
         attrs.extend(genai::usage(&u));
-        let tokens = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let tokens = genai::tokens;
         attrs.push(kv("tether.usage.input_tokens", tokens(u.input_tokens)));
         attrs.push(kv("tether.usage.output_tokens", tokens(u.output_tokens)));
         attrs.push(kv(
