@@ -4,17 +4,16 @@
 //! call as a tool execution, with the span names the conventions recommend.
 //!
 //! Why it is shaped this way:
-//! - Only what the runtime's events carry is recorded. `agent_message` has no finish reason,
-//!   so `gen_ai.response.finish_reasons` is never set; a provider prefix the conventions do
-//!   not name (`dmr`, `script`, a custom `base_url` provider) is passed on as is.
+//! - Only what the runtime's events carry is recorded (`agent_message`'s finish reason becomes
+//!   `gen_ai.response.finish_reasons`); a provider prefix the conventions do not name (`dmr`,
+//!   `script`, a custom `base_url` provider) is passed on as is.
 //! - No message text: the conventions' opt-in content attributes (`gen_ai.input.messages`,
 //!   `gen_ai.output.messages`, tool arguments and results) are not emitted.
 //! - `gen_ai.usage.input_tokens` counts every prompt token, cache reads and writes included,
 //!   as the conventions ask; `tether.usage.input_tokens` keeps Tether's meaning (cache reads
 //!   and writes excluded), so the two differ when a prompt cache was used.
-//! - The agent span names no model or provider, though the conventions list both: a session's
-//!   events name its agent, not a model, and backends such as Langfuse take a span with a
-//!   model for a generation.
+//! - The agent span names the agent's model and provider when `session_started` names a
+//!   model, as the conventions list both.
 
 use opentelemetry::KeyValue;
 use tether_protocol::Usage;
