@@ -115,14 +115,18 @@ pub(crate) fn missing_programs(
     missing
 }
 
+/// Letters, digits and `_-./+` only: a path or command name with nothing for the shell to
+/// expand or quote.
+fn is_plain(text: &str) -> bool {
+    text.chars()
+        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'))
+}
+
 /// `script` with `$VAR`, `${VAR}` and their double-quoted forms replaced by `cwd` for each of
 /// `vars`, when `cwd` is a plain path (otherwise the script is left as it is).
 fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
     let dir = cwd.display().to_string();
-    if !dir
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'))
-    {
+    if !is_plain(&dir) {
         return script.to_owned();
     }
     let mut out = script.to_owned();
@@ -225,10 +229,7 @@ fn first_word(segment: &str) -> Option<String> {
     {
         word = tokens.next()?;
     }
-    let plain = word
-        .chars()
-        .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '+'));
-    (plain && !word.starts_with('-')).then(|| word.to_owned())
+    (is_plain(word) && !word.starts_with('-')).then(|| word.to_owned())
 }
 
 #[cfg(test)]
