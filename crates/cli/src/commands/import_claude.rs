@@ -233,7 +233,7 @@ pub(crate) fn convert(settings: &Value, source: &str) -> Result<String, String> 
             let defs = group
                 .get("hooks")
                 .and_then(Value::as_array)
-                .cloned()
+                .map(Vec::as_slice)
                 .unwrap_or_default();
             let claude_matcher = group.get("matcher").and_then(Value::as_str).unwrap_or("");
             if event.uses_matcher() {
