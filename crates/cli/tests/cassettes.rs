@@ -72,6 +72,26 @@ fn run(cassette: &str, agent: &str, model: Option<&str>, prompt: &str, stdin: &s
 const TOOL_PROMPT: &str = "How many files in testdata/working_dir? Only output the number.";
 const TOOL_OUTPUT: &str = "\n--- Agent: root ---\n\nCalling list_directory(path: \"testdata/working_dir\")\n\nlist_directory response → \"FILE README.me\\n\"\n1";
 
+/// The tool-call run's call, its result and the answer `1` (where the text is not byte-exact),
+/// every recorded response served.
+fn assert_lists_one_file(r: &Run) {
+    assert!(
+        r.stdout
+            .contains("Calling list_directory(path: \"testdata/working_dir\")"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+    assert!(
+        r.stdout
+            .contains("list_directory response → \"FILE README.me\\n\""),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stdout.ends_with('1'), "{}", r.stdout);
+    assert_eq!((r.code, r.served), (0, r.recorded));
+}
+
 #[test]
 fn openai_chat_text_is_byte_exact() {
     let r = run("TestExec_OpenAI", "basic", None, "What's 2+2?", "");
@@ -121,21 +141,7 @@ fn anthropic_tool_call() {
         TOOL_PROMPT,
         "",
     );
-    assert!(
-        r.stdout
-            .contains("Calling list_directory(path: \"testdata/working_dir\")"),
-        "{}\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(
-        r.stdout
-            .contains("list_directory response → \"FILE README.me\\n\""),
-        "{}",
-        r.stdout
-    );
-    assert!(r.stdout.ends_with('1'), "{}", r.stdout);
-    assert_eq!((r.code, r.served), (0, r.recorded));
+    assert_lists_one_file(&r);
 }
 
 #[test]
@@ -147,21 +153,7 @@ fn gemini_tool_call() {
         TOOL_PROMPT,
         "",
     );
-    assert!(
-        r.stdout
-            .contains("Calling list_directory(path: \"testdata/working_dir\")"),
-        "{}\n{}",
-        r.stdout,
-        r.stderr
-    );
-    assert!(
-        r.stdout
-            .contains("list_directory response → \"FILE README.me\\n\""),
-        "{}",
-        r.stdout
-    );
-    assert!(r.stdout.ends_with('1'), "{}", r.stdout);
-    assert_eq!((r.code, r.served), (0, r.recorded));
+    assert_lists_one_file(&r);
 }
 
 #[test]
