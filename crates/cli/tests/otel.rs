@@ -446,6 +446,32 @@ async fn otel_spans_of_a_run_reach_the_collector_with_their_links_and_hook_attri
     }
 }
 
+/// The spans `keep` picks, in order: name, parent's name, and the value of the first of
+/// `details` the span has (else null).
+fn summary(
+    spans: &[Span],
+    keep: impl Fn(&Span) -> bool,
+    details: &[&str],
+) -> Vec<(String, String, Value)> {
+    spans
+        .iter()
+        .filter(|s| keep(s))
+        .map(|s| {
+            let a = attrs(&s.attributes);
+            let detail = details
+                .iter()
+                .find_map(|k| a.get(*k).cloned())
+                .unwrap_or(Value::Null);
+            (s.name.clone(), parent_name(spans, s), detail)
+        })
+        .collect()
+}
+
+/// An expected `summary` row.
+fn row(name: &str, parent: &str, detail: Value) -> (String, String, Value) {
+    (name.to_owned(), parent.to_owned(), detail)
+}
+
 /// Waits until `path` has at least `lines` lines.
 fn wait_for(path: &Path, lines: usize) {
     let start = Instant::now();
@@ -498,23 +524,15 @@ async fn otel_spans_are_flushed_after_ctrl_c_to_the_traces_endpoint() {
         String::from_utf8_lossy(&out.stderr)
     );
     let (spans, _) = spans(&received, "/custom/traces");
-    let summary: Vec<(String, String, Value)> = spans
-        .iter()
-        .filter(|s| !s.name.starts_with("hook"))
-        .map(|s| {
-            let a = attrs(&s.attributes);
-            let detail = [
-                "tether.session.end_reason",
-                "tether.turn.reason",
-                "tether.tool.is_error",
-            ]
-            .iter()
-            .find_map(|k| a.get(*k).cloned())
-            .unwrap_or(Value::Null);
-            (s.name.clone(), parent_name(&spans, s), detail)
-        })
-        .collect();
-    let row = |a: &str, b: &str, c: Value| (a.to_owned(), b.to_owned(), c);
+    let summary = summary(
+        &spans,
+        |s| !s.name.starts_with("hook"),
+        &[
+            "tether.session.end_reason",
+            "tether.turn.reason",
+            "tether.tool.is_error",
+        ],
+    );
     assert_eq!(
         summary,
         [
@@ -605,23 +623,15 @@ async fn otel_interactive_session_exports_its_turns_at_exit() {
         String::from_utf8_lossy(&out.stderr)
     );
     let (spans, _) = spans(&received, "/v1/traces");
-    let summary: Vec<(String, String, Value)> = spans
-        .iter()
-        .filter(|s| !s.name.starts_with("hook") || s.name == "hook on_user_input")
-        .map(|s| {
-            let a = attrs(&s.attributes);
-            let detail = [
-                "tether.session.end_reason",
-                "tether.turn.reason",
-                "tether.hook.name",
-            ]
-            .iter()
-            .find_map(|k| a.get(*k).cloned())
-            .unwrap_or(Value::Null);
-            (s.name.clone(), parent_name(&spans, s), detail)
-        })
-        .collect();
-    let row = |a: &str, b: &str, c: Value| (a.to_owned(), b.to_owned(), c);
+    let summary = summary(
+        &spans,
+        |s| !s.name.starts_with("hook") || s.name == "hook on_user_input",
+        &[
+            "tether.session.end_reason",
+            "tether.turn.reason",
+            "tether.hook.name",
+        ],
+    );
     assert_eq!(
         summary,
         [
