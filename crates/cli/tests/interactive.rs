@@ -15,6 +15,35 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// A 160x50 tmux session `t` on socket `NAME-PID` running `tether run agent.yaml EXTRA` in
+    /// `cwd`, with `TETHER_HOME` and `XDG_CONFIG_HOME` under `root`; returns once the banner
+    /// shows.
+    fn start(name: &str, cwd: &Path, root: &Path, extra: &str) -> Self {
+        let tmux = Self {
+            socket: format!("{name}-{}", std::process::id()),
+        };
+        let command = format!(
+            "cd {} && env TETHER_HOME={} XDG_CONFIG_HOME={} SHELL=/bin/bash TERM=xterm {} run agent.yaml{extra}",
+            cwd.display(),
+            root.join("home").display(),
+            root.join("config").display(),
+            assert_cmd::cargo::cargo_bin("tether").display()
+        );
+        tmux.cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "160",
+            "-y",
+            "50",
+            &command,
+        ]);
+        tmux.wait_for("/help for commands");
+        tmux
+    }
+
     fn cmd(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")
@@ -88,29 +117,7 @@ fn an_interactive_session_in_tmux() {
         ),
     )
     .unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("tether");
-    let tmux = Tmux {
-        socket: format!("tether-test-{}", std::process::id()),
-    };
-    let command = format!(
-        "cd {} && env TETHER_HOME={} XDG_CONFIG_HOME={} SHELL=/bin/bash TERM=xterm {} run agent.yaml",
-        dir.path().display(),
-        dir.path().join("home").display(),
-        dir.path().join("config").display(),
-        bin.display()
-    );
-    tmux.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &command,
-    ]);
-    tmux.wait_for("/help for commands");
+    let tmux = Tmux::start("tether-test", dir.path(), dir.path(), "");
 
     tmux.send("hi there");
     tmux.wait_for("hello from the script model");
@@ -174,29 +181,7 @@ fn snapshots_and_undo_in_tmux() {
     )
     .unwrap();
 
-    let bin = assert_cmd::cargo::cargo_bin("tether");
-    let tmux = Tmux {
-        socket: format!("tether-undo-{}", std::process::id()),
-    };
-    let command = format!(
-        "cd {} && env TETHER_HOME={} XDG_CONFIG_HOME={} SHELL=/bin/bash TERM=xterm {} run agent.yaml --yolo",
-        repo.display(),
-        dir.path().join("home").display(),
-        dir.path().join("config").display(),
-        bin.display()
-    );
-    tmux.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "160",
-        "-y",
-        "50",
-        &command,
-    ]);
-    tmux.wait_for("/help for commands");
+    let tmux = Tmux::start("tether-undo", &repo, dir.path(), " --yolo");
     tmux.send("Run: echo changed > keep.txt; echo new > added.txt");
     tmux.wait_for("ran it");
     assert_eq!(
