@@ -381,10 +381,19 @@ fn check_reports_invalid_files_with_location_and_exit_1() {
         .assert()
         .code(1)
         .stderr(predicates::str::contains("cannot read `missing.yaml`"));
+    // An unknown agent in a valid file (in `bad2.yaml` the file alone would exit 1).
+    std::fs::write(
+        dir.path().join("good.yaml"),
+        "agents:\n  root:\n    hooks: {}\n",
+    )
+    .unwrap();
     tether(dir.path())
-        .args(["hooks", "check", "bad2.yaml", "--agent", "x"])
+        .args(["hooks", "check", "good.yaml", "--agent", "x"])
         .assert()
-        .code(1);
+        .code(1)
+        .stderr(predicates::str::contains(
+            "error: no agent `x` in `good.yaml` (agents: root)",
+        ));
 }
 
 #[test]
