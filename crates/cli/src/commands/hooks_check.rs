@@ -49,14 +49,18 @@ struct HookLine<'a> {
     location: Option<String>,
 }
 
+/// Whether `entry` runs on the preempt lane (only `pre_tool_use` has one).
+fn preempt(event: HookEvent, entry: &MatcherEntry) -> bool {
+    event == HookEvent::PreToolUse && entry.preempt_yolo
+}
+
 /// Entries in dispatch order: the preempt lane first (pre_tool_use), then the default lane.
 fn dispatch_order(hooks: &HooksConfig, event: HookEvent) -> Vec<&MatcherEntry> {
     let entries = hooks.entries(event);
-    let preempt = event == HookEvent::PreToolUse;
     entries
         .iter()
-        .filter(|e| preempt && e.preempt_yolo)
-        .chain(entries.iter().filter(|e| !(preempt && e.preempt_yolo)))
+        .filter(|e| preempt(event, e))
+        .chain(entries.iter().filter(|e| !preempt(event, e)))
         .collect()
 }
 
@@ -77,7 +81,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         target: h.target(),
         args: &h.args,
         matcher: event.uses_matcher().then(|| entry.matcher.source()),
-        lane: if event == HookEvent::PreToolUse && entry.preempt_yolo {
+        lane: if preempt(event, entry) {
             "preempt"
         } else {
             "default"
@@ -195,7 +199,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 if event.uses_matcher() {
                     attrs.push(format!("matcher={}", entry.matcher.source()));
                 }
-                if event == HookEvent::PreToolUse && entry.preempt_yolo {
+                if preempt(event, entry) {
                     attrs.push("preempt_yolo".to_owned());
                 }
                 if let Some(name) = &h.name {
