@@ -219,18 +219,21 @@ impl HookSpec {
     }
 }
 
+/// An environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.
+pub(crate) fn is_env_name(name: &str) -> bool {
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 /// The `${NAME}` references of an http hook's header value, in order. A `$` not followed by
 /// `{` is literal text; an unterminated `${` or a name that is not `[A-Za-z_][A-Za-z0-9_]*` is
 /// an error.
 pub fn env_references(value: &str) -> Result<Vec<&str>, String> {
     let mut names = Vec::new();
     each_reference(value, |_, name| {
-        let valid = name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !valid {
+        if !is_env_name(name) {
             return Err(format!("invalid variable name `{name}` in `${{{name}}}`"));
         }
         names.push(name);

@@ -15,7 +15,7 @@ use crate::agent::{
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 use crate::hooks::{
     DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS,
-    Matcher, MatcherEntry, OnError, env_references,
+    Matcher, MatcherEntry, OnError, env_references, is_env_name,
 };
 use crate::permissions::{PermissionPattern, Permissions};
 use crate::raw::{
@@ -786,7 +786,7 @@ impl Validator<'_> {
             .into_iter()
             .enumerate()
         {
-            if env_references(&format!("${{{}}}", name.value)).is_err() || name.value.is_empty() {
+            if !is_env_name(&name.value) {
                 self.error(
                     self.origin(&name.referenced, format!("{path}.allowed_env[{i}]")),
                     format!("invalid variable name `{}`", name.value),

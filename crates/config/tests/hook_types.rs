@@ -122,3 +122,19 @@ fn a_model_prompt_in_a_literal_block_maps_lines_to_the_file() {
         (vec![(11, 17), (12, 17)], "agent.yaml:12:23".to_owned())
     );
 }
+
+#[test]
+fn allowed_env_takes_only_variable_names() {
+    for (name, col) in [("'A}B'", 31), ("'1X'", 31), ("''", 31)] {
+        let yaml = agent(&format!(
+            "      stop:\n        - type: http\n          url: http://127.0.0.1:9/x\n          allowed_env: [OK_1, {name}]\n"
+        ));
+        let shown = name.trim_matches('\'');
+        assert_eq!(
+            errors(&yaml),
+            [format!(
+                "agent.yaml:8:{col}: agents.root.hooks.stop[0].allowed_env[1]: invalid variable name `{shown}`"
+            )]
+        );
+    }
+}
