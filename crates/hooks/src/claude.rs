@@ -105,69 +105,61 @@ pub(crate) fn payload(event: HookEvent, input: &HookInput) -> Arc<[u8]> {
 /// Reads a Claude hook's outcome with Claude's meaning: `updatedInput` spelled back, and a
 /// `PostToolUse` block turned into context for the model.
 pub(crate) fn adapt(event: HookEvent, tool: &str, outcome: &mut Outcome) {
-    let Outcome::Exited {
-        code,
-        stdout,
-        stderr,
-        output,
-    } = outcome
-    else {
-        return;
-    };
-    if event == HookEvent::PostToolUse {
-        let reason = if *code == 2 {
-            *code = 0;
-            stdout.clear();
-            Some(std::mem::take(stderr).trim().to_owned())
-        } else if let Some(o) = output
-            .as_mut()
-            .filter(|o| o.decision.eq_ignore_ascii_case("block"))
-        {
-            o.decision.clear();
-            Some(std::mem::take(&mut o.reason))
-        } else {
-            None
-        };
-        if let Some(reason) = reason.filter(|r| !r.is_empty()) {
-            let specific = output
-                .get_or_insert_with(HookOutput::default)
-                .hook_specific_output
-                .get_or_insert_with(Box::default);
+    if event == HookEvent::PostToolUse
+        && let Some(reason) = block_reason(outcome).map(str::to_owned)
+        && let Outcome::Exited {
+            code,
+            stdout,
+            stderr,
+            output,
+        } = outcome
+    {
+        *code = 0;
+        stdout.clear();
+        stderr.clear();
+        let o = output.get_or_insert_with(HookOutput::default);
+        o.decision.clear();
+        o.reason.clear();
+        if !reason.is_empty() {
+            let specific = o.hook_specific_output.get_or_insert_with(Box::default);
             if !specific.additional_context.is_empty() {
                 specific.additional_context.push('\n');
             }
             specific.additional_context.push_str(&reason);
         }
     }
-    if let Some(o) = output {
+    if let Outcome::Exited {
+        output: Some(o), ..
+    } = outcome
+    {
         map_output(tool, o);
     }
 }
 
-/// The reason a Claude hook blocked a `Stop` (exit 2's stderr, or `decision: "block"`'s reason).
+/// The reason a Claude hook blocked a `Stop`; a block without one still keeps the agent going.
 pub(crate) fn stop_block(outcome: &Outcome) -> Option<String> {
+    block_reason(outcome).map(|r| {
+        if r.is_empty() {
+            "a Stop hook asked to keep going"
+        } else {
+            r
+        }
+        .to_owned()
+    })
+}
+
+/// How Claude Code reads a block: exit 2 with its stderr, or `decision: "block"` with its
+/// `reason` (possibly empty); `None` when the hook did not block.
+fn block_reason(outcome: &Outcome) -> Option<&str> {
     match outcome {
         Outcome::Exited {
-            code: 2,
-            stdout,
-            stderr,
-            ..
-        } => Some(
-            [stderr.trim(), stdout.trim()]
-                .into_iter()
-                .find(|s| !s.is_empty())
-                .unwrap_or("a Stop hook asked to keep going")
-                .to_owned(),
-        ),
+            code: 2, stderr, ..
+        } => Some(stderr.trim()),
         Outcome::Exited {
             code: 0,
             output: Some(o),
             ..
-        } if o.decision.eq_ignore_ascii_case("block") => Some(if o.reason.trim().is_empty() {
-            "a Stop hook asked to keep going".to_owned()
-        } else {
-            o.reason.trim().to_owned()
-        }),
+        } if o.decision.eq_ignore_ascii_case("block") => Some(o.reason.trim()),
         _ => None,
     }
 }
