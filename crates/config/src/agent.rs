@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::diagnostic::Origin;
 use crate::hooks::HooksConfig;
+use crate::mcp::McpServer;
 use crate::permissions::Permissions;
 
 /// A loaded agent file.
@@ -92,17 +93,58 @@ impl Agent {
 }
 
 /// A toolset of an agent.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Toolset {
     pub kind: ToolsetKind,
-    /// Only these tools of the set are exposed; `None` = all.
+    /// Only these tools of the set are exposed; `None` = all. For MCP toolsets the server's
+    /// raw tool names.
     pub tools: Option<Vec<String>>,
     /// Shell only: classify commands with `safer_shell` on the preempt lane.
     pub safer: bool,
-    /// Extra text appended to the agent's instruction when this toolset is present.
+    /// The toolset's system-prompt text: replaces the built-in text, or wraps it where it
+    /// holds `{ORIGINAL_INSTRUCTIONS}`.
     pub instruction: Option<String>,
-    /// Shell only: variables for the commands the tool runs.
+    /// Shell: variables for the commands the tool runs. MCP: the server's variables (see
+    /// [`McpTransport`]).
     pub env: Vec<(String, String)>,
+    /// MCP: tools are exposed as `NAME_tool`, and `NAME` is the server in `mcp:NAME:tool`.
+    pub name: Option<String>,
+    /// Tools kept out of the model's list until `add_tool` activates them.
+    pub defer: Defer,
+    /// Only the tools that declare themselves read-only are exposed.
+    pub readonly: bool,
+    /// Unanchored regexes over tool names (as the model sees them) whose JSON-object output
+    /// is re-encoded as TOON; checked at load.
+    pub toon: Vec<String>,
+    /// The model that handles the turn right after one of these tools ran (a `models:` name
+    /// or `provider/model`).
+    pub model: Option<String>,
+    /// `type: mcp`: the server.
+    pub mcp: Option<McpServer>,
+    pub origin: Origin,
+}
+
+/// Deferred loading (`defer:`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Defer {
+    /// Every tool is in the model's list.
+    #[default]
+    None,
+    /// Every tool of the set waits for `add_tool` (and an MCP server for its first use).
+    All,
+    /// These tools wait for `add_tool`.
+    Tools(Vec<String>),
+}
+
+impl Defer {
+    /// Whether `tool` (its name as written in `tools:`) is deferred.
+    pub fn covers(&self, tool: &str) -> bool {
+        match self {
+            Self::None => false,
+            Self::All => true,
+            Self::Tools(names) => names.iter().any(|n| n == tool),
+        }
+    }
 }
 
 /// The toolset types Tether implements.
@@ -112,10 +154,17 @@ pub enum ToolsetKind {
     Filesystem,
     Think,
     Todo,
+    Mcp,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 4] = [Self::Shell, Self::Filesystem, Self::Think, Self::Todo];
+    pub const ALL: [Self; 5] = [
+        Self::Shell,
+        Self::Filesystem,
+        Self::Think,
+        Self::Todo,
+        Self::Mcp,
+    ];
 
     pub const fn type_name(self) -> &'static str {
         match self {
@@ -123,6 +172,7 @@ impl ToolsetKind {
             Self::Filesystem => "filesystem",
             Self::Think => "think",
             Self::Todo => "todo",
+            Self::Mcp => "mcp",
         }
     }
 
@@ -147,16 +197,17 @@ impl ToolsetKind {
             ],
             Self::Think => &["think"],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
+            // Known only once the server answers.
+            Self::Mcp => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 13] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 12] = [
     "memory",
     "fetch",
     "script",
-    "mcp",
     "mcp_catalog",
     "api",
     "lsp",

@@ -41,6 +41,30 @@ pub enum HookKind {
         headers: Vec<(String, String)>,
         allowed_env: Vec<String>,
     },
+    /// A call to a tool of one of the agent's MCP servers; the tool's text result is read like
+    /// command stdout, an `isError` result is a hook failure.
+    Mcp {
+        /// The server: an MCP toolset's `name`, `ref` name or reported name.
+        server: String,
+        tool: String,
+        /// The arguments; `None` sends the hook Input itself. String values may be `${path}`
+        /// references into the Input (`${tool_input.path}`).
+        input: Option<ArgsTemplate>,
+        /// `mcp:SERVER:TOOL`, shown in logs and notices.
+        target: String,
+    },
+}
+
+/// An `mcp` hook's `input:` as written (`Eq` by value: YAML gives no NaN here that matters).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArgsTemplate(pub serde_json::Value);
+
+impl Eq for ArgsTemplate {}
+
+impl std::hash::Hash for ArgsTemplate {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.to_string().hash(state);
+    }
 }
 
 /// What a failing hook does on events that do not fail closed.
@@ -193,13 +217,14 @@ impl HookSpec {
         spec
     }
 
-    /// `command`, `builtin`, `model` or `http`.
+    /// `command`, `builtin`, `model`, `http` or `mcp`.
     pub const fn type_name(&self) -> &'static str {
         match self.kind {
             HookKind::Command { .. } => "command",
             HookKind::Builtin { .. } => "builtin",
             HookKind::Model { .. } => "model",
             HookKind::Http { .. } => "http",
+            HookKind::Mcp { .. } => "mcp",
         }
     }
 
@@ -210,6 +235,7 @@ impl HookSpec {
             HookKind::Builtin { name } => name,
             HookKind::Model { model, .. } => model,
             HookKind::Http { url, .. } => url,
+            HookKind::Mcp { target, .. } => target,
         }
     }
 

@@ -8,6 +8,7 @@ mod diagnostic;
 mod effective;
 mod hooks;
 mod load;
+mod mcp;
 mod permissions;
 mod raw;
 pub mod schema;
@@ -17,15 +18,20 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
+    UNSUPPORTED_TOOLSETS,
 };
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use hooks::{
-    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS,
-    Matcher, MatcherEntry, OnError, env_references, expand_env,
+    ArgsTemplate, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig,
+    MODEL_HOOK_SCHEMAS, Matcher, MatcherEntry, OnError, env_references, expand_env,
 };
 pub use load::{load_file, load_str};
+pub use mcp::{
+    Backoff, DEFAULT_STARTUP_TIMEOUT, Lifecycle, LifecycleProfile, McpServer, McpTransport,
+    RemoteTransport, Restart, parse_go_duration,
+};
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
 pub use user::UserConfig;
 

@@ -10,17 +10,19 @@ use serde_saphyr::{Location, Spanned};
 use tether_protocol::HookEvent;
 
 use crate::agent::{
-    Agent, AgentFile, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
+    UNSUPPORTED_TOOLSETS,
 };
 use crate::diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 use crate::hooks::{
-    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig, MODEL_HOOK_SCHEMAS,
-    Matcher, MatcherEntry, OnError, env_references, is_env_name,
+    ArgsTemplate, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig,
+    MODEL_HOOK_SCHEMAS, Matcher, MatcherEntry, OnError, env_references, is_env_name,
 };
+use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
 use crate::raw::{
-    RawAgent, RawAgentFile, RawEventHooks, RawHookDef, RawHooks, RawMatcherEntry, RawModel,
-    RawPermissions, RawToolset,
+    RawAgent, RawAgentFile, RawDefer, RawEventHooks, RawHookDef, RawHooks, RawMatcherEntry,
+    RawModel, RawPermissions, RawToolset,
 };
 use crate::{ConfigError, suggest};
 
@@ -189,7 +191,7 @@ impl Validator<'_> {
         Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
     }
 
-    fn error(&mut self, origin: Origin, message: impl Into<String>) {
+    pub(crate) fn error(&mut self, origin: Origin, message: impl Into<String>) {
         self.diags
             .push(Diagnostic::new(origin, message).with_source(self.source));
     }
@@ -209,6 +211,7 @@ impl Validator<'_> {
 
     fn file(&mut self, raw: RawAgentFile) -> AgentFile {
         let models = self.models(raw.models.map(|m| m.0).unwrap_or_default());
+        let defs = self.mcp_defs(raw.mcps.map(|m| m.0).unwrap_or_default());
         let permissions = raw
             .permissions
             .map(|p| self.permissions(p))
@@ -232,7 +235,7 @@ impl Validator<'_> {
         };
         let names: Vec<String> = agents.value.0.iter().map(|(n, _)| n.clone()).collect();
         for (name, agent) in agents.value.0 {
-            let agent = self.agent(&name, agent, &names, &file);
+            let agent = self.agent(&name, agent, &names, &file, &defs);
             file.agents.push(agent);
         }
         file
@@ -316,31 +319,14 @@ impl Validator<'_> {
         raw: Spanned<RawAgent>,
         names: &[String],
         file: &AgentFile,
+        defs: &[(String, Option<McpDef>)],
     ) -> Agent {
         let path = format!("agents.{name}");
         let origin = self.origin(&raw.referenced, &path);
         let a = raw.value;
         let instruction = self.instruction(&path, a.instruction, a.instruction_file);
         let model = a.model.map(|m| {
-            if file.resolve_model(&m.value).is_none() {
-                self.error_hint(
-                    self.origin(&m.referenced, format!("{path}.model")),
-                    format!("unknown model `{}`", m.value),
-                    "write `provider/model` (e.g. `openai/gpt-4o`) or the name of an entry under `models:`",
-                );
-            } else if let Some((provider, _)) = m.value.split_once('/')
-                && file.model(&m.value).is_none()
-                && !KNOWN_PROVIDERS.contains(&provider)
-            {
-                self.error_hint(
-                    self.origin(&m.referenced, format!("{path}.model")),
-                    format!("unknown provider `{provider}`"),
-                    format!(
-                        "use one of {}, or define the model under `models:` with a `base_url`",
-                        KNOWN_PROVIDERS.join(", ")
-                    ),
-                );
-            }
+            self.model_ref(&format!("{path}.model"), &m, file);
             m.value
         });
         let mut agent_ref = |key: &str, items: Vec<Spanned<String>>| -> Vec<String> {
@@ -369,17 +355,18 @@ impl Validator<'_> {
             }
             r.value
         });
-        let toolsets = a
+        let toolsets: Vec<Toolset> = a
             .toolsets
             .unwrap_or_default()
             .into_iter()
             .enumerate()
-            .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t))
+            .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t, file, defs))
             .collect();
         let hooks = a
             .hooks
             .map(|h| self.hooks(&format!("{path}.hooks"), h))
             .unwrap_or_default();
+        self.mcp_hook_servers(&toolsets, &hooks);
         Agent {
             name: name.to_owned(),
             model,
@@ -402,6 +389,37 @@ impl Validator<'_> {
             redact_secrets: a.redact_secrets.unwrap_or(false),
             hooks,
             origin,
+        }
+    }
+
+    /// An `mcp` hook must name one of the agent's MCP servers. A server without a `name` or
+    /// `ref` is known by the name it reports, so then only its absence can be told at load.
+    fn mcp_hook_servers(&mut self, toolsets: &[Toolset], hooks: &HooksConfig) {
+        let servers: Vec<Option<&str>> = toolsets
+            .iter()
+            .filter_map(|t| t.mcp.as_ref().map(|m| m.label.as_deref()))
+            .collect();
+        let all_named = servers.iter().all(Option::is_some);
+        let names: Vec<&str> = servers.iter().flatten().copied().collect();
+        for (_, _, hook) in hooks.iter() {
+            let HookKind::Mcp { server, .. } = &hook.kind else {
+                continue;
+            };
+            if servers.is_empty() {
+                self.error_hint(
+                    hook.origin.clone(),
+                    format!(
+                        "mcp hook calls server `{server}`, but the agent has no `type: mcp` toolset"
+                    ),
+                    "add the server to the agent's `toolsets:`",
+                );
+            } else if all_named && !names.contains(&server.as_str()) {
+                self.error_hint(
+                    hook.origin.clone(),
+                    format!("mcp hook calls unknown server `{server}`"),
+                    format!("the agent's MCP servers: {}", names.join(", ")),
+                );
+            }
         }
     }
 
@@ -448,11 +466,17 @@ impl Validator<'_> {
         }
     }
 
-    fn toolset(&mut self, path: &str, raw: Spanned<RawToolset>) -> Option<Toolset> {
+    fn toolset(
+        &mut self,
+        path: &str,
+        raw: Spanned<RawToolset>,
+        file: &AgentFile,
+        defs: &[(String, Option<McpDef>)],
+    ) -> Option<Toolset> {
         let origin = self.origin(&raw.referenced, path);
-        let t = raw.value;
+        let mut t = raw.value;
         let supported: Vec<&str> = ToolsetKind::ALL.iter().map(|k| k.type_name()).collect();
-        let Some(kind_name) = t.kind else {
+        let Some(kind_name) = t.kind.take() else {
             self.error(origin, "type is required");
             return None;
         };
@@ -473,25 +497,101 @@ impl Validator<'_> {
             );
             return None;
         };
-        let tools = t.tools.map(|tools| {
+        let before = self.diags.len();
+        if let Some(m) = &t.model {
+            self.model_ref(&format!("{path}.model"), m, file);
+        }
+        if let Some(a) = &t.allow_private_ips {
+            self.error_hint(
+                self.origin(&a.referenced, format!("{path}.allow_private_ips")),
+                "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
+                "remove it; Tether connects to the `remote.url` you give, private addresses included",
+            );
+        }
+        let mcp = if kind == ToolsetKind::Mcp {
+            self.mcp_toolset(path, &origin, &mut t, defs)
+        } else {
+            self.only_mcp_fields(path, kind, &t);
+            None
+        };
+        let (tools, instruction, name, defer, env, server) = match mcp {
+            Some(parts) => (
+                parts.tools,
+                parts.instruction,
+                parts.name,
+                parts.defer,
+                parts.env,
+                Some(parts.server),
+            ),
+            None if kind == ToolsetKind::Mcp => return None,
+            None => (
+                t.tools.take(),
+                t.instruction.take(),
+                t.name.take(),
+                t.defer.take(),
+                t.env
+                    .take()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect(),
+                None,
+            ),
+        };
+        let known = kind.tool_names();
+        let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
+            if kind != ToolsetKind::Mcp && !known.contains(&tool) {
+                this.error_hint(
+                    this.origin(at, format!("{path}.{key}")),
+                    format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
+                    format!("its tools are {}", known.join(", ")),
+                );
+            }
+        };
+        let tools = tools.map(|tools| {
             tools
                 .into_iter()
                 .enumerate()
                 .map(|(i, tool)| {
-                    if !kind.tool_names().contains(&tool.value.as_str()) {
-                        self.error_hint(
-                            self.origin(&tool.referenced, format!("{path}.tools[{i}]")),
-                            format!(
-                                "unknown tool `{}` in a `{}` toolset",
-                                tool.value,
-                                kind.type_name()
-                            ),
-                            format!("its tools are {}", kind.tool_names().join(", ")),
-                        );
-                    }
+                    check_tool(self, &tool.referenced, &format!("tools[{i}]"), &tool.value);
                     tool.value
                 })
                 .collect()
+        });
+        let defer = match defer.map(|d| (d.value, d.referenced)) {
+            None | Some((RawDefer::All(false), _)) => Defer::None,
+            Some((RawDefer::All(true), _)) => Defer::All,
+            Some((RawDefer::Tools(list), at)) => {
+                for tool in &list {
+                    check_tool(self, &at, "defer", tool);
+                }
+                if list.is_empty() {
+                    Defer::None
+                } else {
+                    Defer::Tools(list)
+                }
+            }
+        };
+        let toon = t.toon.as_ref().map_or_else(Vec::new, |toon| {
+            let patterns: Vec<String> = toon
+                .value
+                .split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            for p in &patterns {
+                if let Err(e) = Regex::new(p) {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or_default().trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    self.error_hint(
+                        self.origin(&toon.referenced, format!("{path}.toon")),
+                        format!("invalid regex `{p}` in `toon`: {last}"),
+                        "`toon` is a comma-separated list of regexes over tool names, e.g. `list_.*,get_.*`",
+                    );
+                }
+            }
+            patterns
         });
         let safer = match t.safer {
             Some(s) if kind != ToolsetKind::Shell => {
@@ -504,22 +604,86 @@ impl Validator<'_> {
             Some(s) => s.value,
             None => false,
         };
-        let env: Vec<(String, String)> = t
-            .env
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(k, v)| (k, v.0))
-            .collect();
-        if !env.is_empty() && kind != ToolsetKind::Shell {
-            self.error(origin, "env can only be used with type 'shell'");
+        if !env.is_empty() && !matches!(kind, ToolsetKind::Shell | ToolsetKind::Mcp) {
+            self.error(
+                origin.clone(),
+                "env can only be used with type 'shell' or 'mcp'",
+            );
+        }
+        if self.diags.len() > before {
+            return None;
         }
         Some(Toolset {
             kind,
             tools,
             safer,
-            instruction: t.instruction,
+            instruction,
             env,
+            name: name.map(|n| n.value),
+            defer,
+            readonly: t.readonly.is_some_and(|r| r.value),
+            toon,
+            model: t.model.map(|m| m.value),
+            mcp: server,
+            origin,
         })
+    }
+
+    /// The fields only `type: mcp` toolsets take, on another type: one error each.
+    fn only_mcp_fields(&mut self, path: &str, kind: ToolsetKind, t: &RawToolset) {
+        let given = [
+            ("ref", t.reference.as_ref().map(|v| &v.referenced)),
+            ("command", t.command.as_ref().map(|v| &v.referenced)),
+            ("remote", t.remote.as_ref().map(|v| &v.referenced)),
+            ("config", t.config.as_ref().map(|v| &v.referenced)),
+            ("version", t.version.as_ref().map(|v| &v.referenced)),
+            ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
+            ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
+            ("name", t.name.as_ref().map(|v| &v.referenced)),
+        ];
+        for (key, at) in given {
+            if let Some(at) = at {
+                self.error(
+                    self.origin(at, format!("{path}.{key}")),
+                    format!(
+                        "`{key}` only applies to `type: mcp` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+            }
+        }
+        if let Some(args) = t.args.as_ref().filter(|a| !a.value.is_empty()) {
+            self.error(
+                self.origin(&args.referenced, format!("{path}.args")),
+                format!(
+                    "`args` only applies to `type: mcp` toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
+        }
+    }
+
+    /// Checks a model reference (`provider/model` or a `models:` name).
+    fn model_ref(&mut self, path: &str, m: &Spanned<String>, file: &AgentFile) {
+        if file.resolve_model(&m.value).is_none() {
+            self.error_hint(
+                self.origin(&m.referenced, path),
+                format!("unknown model `{}`", m.value),
+                "write `provider/model` (e.g. `openai/gpt-4o`) or the name of an entry under `models:`",
+            );
+        } else if let Some((provider, _)) = m.value.split_once('/')
+            && file.model(&m.value).is_none()
+            && !KNOWN_PROVIDERS.contains(&provider)
+        {
+            self.error_hint(
+                self.origin(&m.referenced, path),
+                format!("unknown provider `{provider}`"),
+                format!(
+                    "use one of {}, or define the model under `models:` with a `base_url`",
+                    KNOWN_PROVIDERS.join(", ")
+                ),
+            );
+        }
     }
 
     fn hooks(&mut self, path: &str, raw: RawHooks) -> HooksConfig {
@@ -670,17 +834,52 @@ impl Validator<'_> {
                 }
             }
             "http" => self.http_hook(path, &origin, &mut d)?,
+            "mcp" | "mcp_tool" => {
+                let Some(server) = text(&d.server) else {
+                    self.error(
+                        origin,
+                        "server is required for mcp hooks (the `name` of one of the agent's `type: mcp` toolsets)",
+                    );
+                    return None;
+                };
+                let Some(tool) = text(&d.tool) else {
+                    self.error(origin, "tool is required for mcp hooks");
+                    return None;
+                };
+                let input = match d.input.take() {
+                    None => None,
+                    Some(v) if v.value.is_object() => Some(ArgsTemplate(v.value)),
+                    Some(v) => {
+                        self.error_hint(
+                            self.origin(&v.referenced, format!("{path}.input")),
+                            "input must be a map of the tool's arguments",
+                            "e.g. `input: {path: \"${tool_input.path}\"}`; leave it out to send the whole hook Input",
+                        );
+                        return None;
+                    }
+                };
+                let (server, tool) = (server.trim().to_owned(), tool.trim().to_owned());
+                HookKind::Mcp {
+                    target: format!("mcp:{server}:{tool}"),
+                    server,
+                    tool,
+                    input,
+                }
+            }
             other => {
                 self.error(
                     self.origin(&kind.referenced, format!("{path}.type")),
                     format!(
-                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'http')"
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'http', 'mcp')"
                     ),
                 );
                 return None;
             }
         };
         if !matches!(kind, HookKind::Http { .. }) && !self.no_http_fields(path, &d) {
+            return None;
+        }
+        if !matches!(kind, HookKind::Mcp { .. }) && !self.no_mcp_fields(path, &d) {
             return None;
         }
         let run_async = match d.run_async {
@@ -834,6 +1033,26 @@ impl Validator<'_> {
         })
     }
 
+    /// `server`, `tool` and `input` belong to mcp hooks only; false when one was given.
+    fn no_mcp_fields(&mut self, path: &str, d: &RawHookDef) -> bool {
+        let given = [
+            ("server", d.server.as_ref().map(|v| &v.referenced)),
+            ("tool", d.tool.as_ref().map(|v| &v.referenced)),
+            ("input", d.input.as_ref().map(|v| &v.referenced)),
+        ];
+        let mut ok = true;
+        for (key, at) in given {
+            if let Some(at) = at {
+                self.error(
+                    self.origin(at, format!("{path}.{key}")),
+                    format!("`{key}` only applies to `type: mcp` hooks"),
+                );
+                ok = false;
+            }
+        }
+        ok
+    }
+
     /// `url`, `headers` and `allowed_env` belong to http hooks only; false when one was given.
     fn no_http_fields(&mut self, path: &str, d: &RawHookDef) -> bool {
         let given = [
@@ -868,7 +1087,7 @@ impl Validator<'_> {
 }
 
 /// Checks that `url` is an absolute http(s) URL with a host.
-fn check_url(url: &str) -> Result<(), &'static str> {
+pub(crate) fn check_url(url: &str) -> Result<(), &'static str> {
     let lower = url.to_ascii_lowercase();
     let rest = if lower.starts_with("https://") {
         &url[8..]
@@ -889,7 +1108,7 @@ fn check_url(url: &str) -> Result<(), &'static str> {
 }
 
 /// RFC 9110 token characters (header names).
-const fn is_header_token(b: u8) -> bool {
+pub(crate) const fn is_header_token(b: u8) -> bool {
     b.is_ascii_alphanumeric()
         || matches!(
             b,

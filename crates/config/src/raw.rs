@@ -20,6 +20,8 @@ pub(crate) struct RawAgentFile {
     pub(crate) models: Option<OrderedMap<Spanned<RawModel>>>,
     pub(crate) permissions: Option<RawPermissions>,
     pub(crate) metadata: Option<BTreeMap<String, serde_json::Value>>,
+    /// Reusable MCP servers, referenced from toolsets by `ref: NAME`.
+    pub(crate) mcps: Option<OrderedMap<Spanned<RawMcpDef>>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -52,6 +54,105 @@ pub(crate) struct RawToolset {
     pub(crate) safer: Option<Spanned<bool>>,
     pub(crate) instruction: Option<String>,
     pub(crate) env: Option<BTreeMap<String, Scalar>>,
+    // Every toolset type.
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) defer: Option<Spanned<RawDefer>>,
+    pub(crate) readonly: Option<Spanned<bool>>,
+    pub(crate) toon: Option<Spanned<String>>,
+    pub(crate) model: Option<Spanned<String>>,
+    // `type: mcp`.
+    #[serde(rename = "ref")]
+    pub(crate) reference: Option<Spanned<String>>,
+    pub(crate) command: Option<Spanned<String>>,
+    pub(crate) args: Option<Spanned<Vec<Scalar>>>,
+    pub(crate) remote: Option<Spanned<RawRemote>>,
+    pub(crate) config: Option<Spanned<serde_json::Value>>,
+    pub(crate) version: Option<Spanned<Scalar>>,
+    pub(crate) working_dir: Option<Spanned<String>>,
+    pub(crate) lifecycle: Option<Spanned<RawLifecycle>>,
+    pub(crate) allow_private_ips: Option<Spanned<bool>>,
+}
+
+/// A `mcps:` entry: an MCP server defined once (docker-agent's `MCPToolset`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawMcpDef {
+    pub(crate) command: Option<Spanned<String>>,
+    pub(crate) args: Option<Spanned<Vec<Scalar>>>,
+    #[serde(rename = "ref")]
+    pub(crate) reference: Option<Spanned<String>>,
+    pub(crate) remote: Option<Spanned<RawRemote>>,
+    pub(crate) config: Option<Spanned<serde_json::Value>>,
+    pub(crate) version: Option<Spanned<Scalar>>,
+    pub(crate) env: Option<BTreeMap<String, Scalar>>,
+    pub(crate) tools: Option<Vec<Spanned<String>>>,
+    pub(crate) instruction: Option<String>,
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) defer: Option<Spanned<RawDefer>>,
+    pub(crate) working_dir: Option<Spanned<String>>,
+    pub(crate) lifecycle: Option<Spanned<RawLifecycle>>,
+}
+
+/// `remote:` of an MCP toolset.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRemote {
+    pub(crate) url: Option<Spanned<String>>,
+    pub(crate) transport_type: Option<Spanned<String>>,
+    pub(crate) headers: Option<OrderedMap<Spanned<Scalar>>>,
+    pub(crate) oauth: Option<Spanned<serde_json::Value>>,
+}
+
+/// `lifecycle:` of an MCP toolset.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawLifecycle {
+    pub(crate) profile: Option<Spanned<String>>,
+    pub(crate) required: Option<bool>,
+    pub(crate) startup_timeout: Option<Spanned<Scalar>>,
+    pub(crate) call_timeout: Option<Spanned<Scalar>>,
+    pub(crate) restart: Option<Spanned<String>>,
+    pub(crate) max_restarts: Option<Spanned<i64>>,
+    pub(crate) backoff: Option<RawBackoff>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawBackoff {
+    pub(crate) initial: Option<Spanned<Scalar>>,
+    pub(crate) max: Option<Spanned<Scalar>>,
+    pub(crate) multiplier: Option<Spanned<f64>>,
+    pub(crate) jitter: Option<Spanned<f64>>,
+}
+
+/// `defer: true` (every tool) or a list of tool names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RawDefer {
+    All(bool),
+    Tools(Vec<String>),
+}
+
+impl<'de> Deserialize<'de> for RawDefer {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct DeferVisitor;
+        impl<'de> Visitor<'de> for DeferVisitor {
+            type Value = RawDefer;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("true, false or a list of tool names")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<RawDefer, E> {
+                Ok(RawDefer::All(v))
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<RawDefer, A::Error> {
+                let mut tools = Vec::new();
+                while let Some(name) = seq.next_element::<String>()? {
+                    tools.push(name);
+                }
+                Ok(RawDefer::Tools(tools))
+            }
+        }
+        d.deserialize_any(DeferVisitor)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -113,6 +214,12 @@ pub(crate) struct RawHookDef {
     #[serde(rename = "async")]
     pub(crate) run_async: Option<Spanned<bool>>,
     pub(crate) dialect: Option<Spanned<String>>,
+    /// `type: mcp`: the agent's MCP toolset the hook calls, and the tool.
+    pub(crate) server: Option<Spanned<String>>,
+    pub(crate) tool: Option<Spanned<String>>,
+    /// `type: mcp`: the tool's arguments; string values may hold `${path}` references to
+    /// the hook Input. Absent: the whole Input.
+    pub(crate) input: Option<Spanned<serde_json::Value>>,
 }
 
 static EVENT_NAMES: LazyLock<Vec<&'static str>> =
@@ -152,7 +259,7 @@ impl<'de> Deserialize<'de> for RawHooks {
 }
 
 /// A map that keeps the order keys were written in (`agents:` order picks the default agent).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct OrderedMap<V>(pub(crate) Vec<(String, V)>);
 
 impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 use tether_protocol::HookEvent;
 
-use crate::agent::{KNOWN_PROVIDERS, ToolsetKind};
+use crate::agent::KNOWN_PROVIDERS;
 use crate::hooks::{Dialect, MODEL_HOOK_SCHEMAS};
 
 /// The shape of a field.
@@ -72,6 +72,11 @@ pub const FILE_FIELDS: &[Field] = &[
         "metadata",
         T::Any,
         "Free-form metadata (author, license, …).",
+    ),
+    f(
+        "mcps",
+        T::RefMap("mcp_server"),
+        "MCP servers defined once, used by `type: mcp` toolsets with `ref: NAME`.",
     ),
 ];
 
@@ -153,13 +158,13 @@ pub const AGENT_FIELDS: &[Field] = &[
 pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "type",
-        T::Enum(&["shell", "filesystem", "think", "todo"]),
+        T::Enum(&["shell", "filesystem", "think", "todo", "mcp"]),
         "The toolset.",
     ),
     f(
         "tools",
         T::StringList,
-        "Expose only these tools of the set.",
+        "Expose only these tools of the set (MCP: the server's tool names).",
     ),
     f(
         "safer",
@@ -169,12 +174,182 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "instruction",
         T::String,
-        "Extra system-prompt text for the toolset.",
+        "The toolset's system-prompt text: replaces the built-in text; `{ORIGINAL_INSTRUCTIONS}` stands for it.",
     ),
     f(
         "env",
         T::StringMap,
-        "Shell only: environment variables for commands.",
+        "Shell: variables for commands. MCP: variables for the server (`${env.NAME}` expands).",
+    ),
+    f(
+        "name",
+        T::String,
+        "MCP: tools are exposed as `NAME_tool`; `NAME` is the server in `mcp:NAME:tool`.",
+    ),
+    f(
+        "defer",
+        T::Any,
+        "`true` or a list of tool names: kept out of the model's list until `add_tool` activates them (`search_tool` finds them).",
+    ),
+    f(
+        "readonly",
+        T::Boolean,
+        "Expose only the tools that declare themselves read-only.",
+    ),
+    f(
+        "toon",
+        T::String,
+        "Comma-separated regexes over tool names whose JSON-object output is re-encoded as TOON.",
+    ),
+    f(
+        "model",
+        T::String,
+        "The model for the turn right after one of these tools ran (`models:` name or `provider/model`).",
+    ),
+    f(
+        "ref",
+        T::String,
+        "MCP: `docker:NAME` (Docker MCP Gateway) or the name of a `mcps:` entry.",
+    ),
+    f("command", T::String, "MCP: the program of a stdio server."),
+    f("args", T::ScalarList, "MCP: the stdio server's arguments."),
+    f("remote", T::Ref("mcp_remote"), "MCP: a server over HTTP."),
+    f(
+        "config",
+        T::Any,
+        "MCP, `ref: docker:…`: the server's configuration for the gateway.",
+    ),
+    f(
+        "version",
+        T::Scalar,
+        "MCP, `command`: docker-agent's auto-install package, named in the error when the command is missing.",
+    ),
+    f(
+        "working_dir",
+        T::String,
+        "MCP, `command` / `ref`: where the server runs (relative to the working directory).",
+    ),
+    f(
+        "lifecycle",
+        T::Ref("mcp_lifecycle"),
+        "MCP: start timeout, call timeout and restarts.",
+    ),
+    f(
+        "allow_private_ips",
+        T::Boolean,
+        "Not supported yet (it governs OAuth requests, and Tether has no OAuth flow).",
+    ),
+];
+
+pub const MCP_SERVER_FIELDS: &[Field] = &[
+    f("command", T::String, "The program of a stdio server."),
+    f("args", T::ScalarList, "The stdio server's arguments."),
+    f(
+        "ref",
+        T::String,
+        "`docker:NAME`: a Docker catalog server run by the MCP Gateway.",
+    ),
+    f("remote", T::Ref("mcp_remote"), "A server over HTTP."),
+    f(
+        "config",
+        T::Any,
+        "`ref: docker:…`: the server's configuration for the gateway.",
+    ),
+    f(
+        "version",
+        T::Scalar,
+        "docker-agent's auto-install package, named in the error when the command is missing.",
+    ),
+    f(
+        "env",
+        T::StringMap,
+        "Variables for the server; a toolset's own win key by key.",
+    ),
+    f("tools", T::StringList, "Expose only these tools."),
+    f("instruction", T::String, "The server's system-prompt text."),
+    f("name", T::String, "Tools are exposed as `NAME_tool`."),
+    f("defer", T::Any, "`true` or a list of tool names to defer."),
+    f(
+        "working_dir",
+        T::String,
+        "Where a stdio server or the gateway runs.",
+    ),
+    f(
+        "lifecycle",
+        T::Ref("mcp_lifecycle"),
+        "Start timeout, call timeout and restarts.",
+    ),
+];
+
+pub const MCP_REMOTE_FIELDS: &[Field] = &[
+    f(
+        "url",
+        T::String,
+        "`http://` or `https://`; `${env.NAME}` expands.",
+    ),
+    f(
+        "transport_type",
+        T::Enum(&["streamable", "streamable-http", "sse"]),
+        "Streamable HTTP (default) or the legacy HTTP+SSE transport.",
+    ),
+    f(
+        "headers",
+        T::StringMap,
+        "Sent with every request; `${env.NAME}` expands.",
+    ),
+    f(
+        "oauth",
+        T::Any,
+        "Not supported yet: pass a token in `headers`.",
+    ),
+];
+
+pub const MCP_LIFECYCLE_FIELDS: &[Field] = &[
+    f(
+        "profile",
+        T::Enum(&crate::mcp::LifecycleProfile::NAMES),
+        "`resilient` (default: restart with backoff), `strict` (required, never restarted), `best-effort` (one attempt).",
+    ),
+    f(
+        "required",
+        T::Boolean,
+        "The run does not start without this server (default: true under `strict`).",
+    ),
+    f(
+        "startup_timeout",
+        T::Scalar,
+        "Go duration capping connect + initialize (default 60s; `0` = none).",
+    ),
+    f(
+        "call_timeout",
+        T::Scalar,
+        "Go duration capping one tool call; the call is cancelled on the server (default: none).",
+    ),
+    f(
+        "restart",
+        T::Enum(&crate::mcp::Restart::NAMES),
+        "When a dead server is restarted (default `on_failure`).",
+    ),
+    f(
+        "max_restarts",
+        T::Integer,
+        "Consecutive failed restarts before giving up (0 = default 5, -1 = unlimited).",
+    ),
+    f(
+        "backoff",
+        T::Ref("mcp_backoff"),
+        "Waits between restart attempts.",
+    ),
+];
+
+pub const MCP_BACKOFF_FIELDS: &[Field] = &[
+    f("initial", T::Scalar, "First wait (default 1s)."),
+    f("max", T::Scalar, "Longest wait (default 32s)."),
+    f("multiplier", T::Number, "Growth per attempt (default 2)."),
+    f(
+        "jitter",
+        T::Number,
+        "Random fraction (0..1) of each wait (default 0).",
     ),
 ];
 
@@ -235,7 +410,7 @@ pub const MATCHER_FIELDS: &[Field] = &[
 pub const HOOK_FIELDS: &[Field] = &[
     f(
         "type",
-        T::Enum(&["command", "builtin", "model", "http"]),
+        T::Enum(&["command", "builtin", "model", "http", "mcp", "mcp_tool"]),
         "What runs (required).",
     ),
     f(
@@ -309,6 +484,17 @@ pub const HOOK_FIELDS: &[Field] = &[
         T::Enum(&Dialect::NAMES),
         "`command` / `http`: `claude` gives the hook Claude Code's event and tool names and input keys (`tool_input.command`, `file_path`), maps its `updatedInput` back and reads its verdicts as Claude Code does, so Claude Code hook scripts run unchanged.",
     ),
+    f(
+        "server",
+        T::String,
+        "`mcp`: the agent's MCP server to call (a toolset's `name` or `ref` name).",
+    ),
+    f("tool", T::String, "`mcp`: the tool to call."),
+    f(
+        "input",
+        T::Any,
+        "`mcp`: the tool's arguments, `${path}` strings filled from the Input; absent = the whole Input.",
+    ),
 ];
 
 fn field_schema(ty: FieldType, doc: &str) -> Value {
@@ -349,6 +535,18 @@ fn object(fields: &[Field], required: &[&str]) -> Value {
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }
 
+/// `defer`: a boolean or a list of tool names.
+fn defer_schema(fields: &[Field]) -> Value {
+    let doc = fields
+        .iter()
+        .find(|f| f.name == "defer")
+        .map_or("", |f| f.doc);
+    json!({
+        "description": doc,
+        "oneOf": [{"type": "boolean"}, {"type": "array", "items": {"type": "string"}}],
+    })
+}
+
 /// The JSON Schema (draft 2020-12) of agent files.
 pub fn agent_file_schema() -> Value {
     let events: Map<String, Value> = HookEvent::ALL
@@ -368,10 +566,9 @@ pub fn agent_file_schema() -> Value {
         })
         .collect();
     let mut toolset = object(TOOLSET_FIELDS, &["type"]);
-    toolset["properties"]["tools"]["items"] = json!({
-        "type": "string",
-        "enum": ToolsetKind::ALL.iter().flat_map(|k| k.tool_names().iter().copied()).collect::<Vec<_>>(),
-    });
+    toolset["properties"]["defer"] = defer_schema(TOOLSET_FIELDS);
+    let mut mcp_server = object(MCP_SERVER_FIELDS, &[]);
+    mcp_server["properties"]["defer"] = defer_schema(MCP_SERVER_FIELDS);
     let mut model = object(MODEL_FIELDS, &["provider", "model"]);
     model["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS);
     json!({
@@ -388,6 +585,10 @@ pub fn agent_file_schema() -> Value {
             "toolset": toolset,
             "model": model,
             "permissions": object(PERMISSIONS_FIELDS, &[]),
+            "mcp_server": mcp_server,
+            "mcp_remote": object(MCP_REMOTE_FIELDS, &["url"]),
+            "mcp_lifecycle": object(MCP_LIFECYCLE_FIELDS, &[]),
+            "mcp_backoff": object(MCP_BACKOFF_FIELDS, &[]),
             "hooks": {"type": ["object", "null"], "properties": events, "additionalProperties": false},
             "matcher_entry": object(MATCHER_FIELDS, &["hooks"]),
             "hook": object(HOOK_FIELDS, &["type"]),
@@ -425,7 +626,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 7] = [
+        let cases: [(&str, &[Field]); 11] = [
             ("zzz: 1\nagents:\n  root: {}\n", FILE_FIELDS),
             ("agents:\n  root:\n    zzz: 1\n", AGENT_FIELDS),
             (
@@ -447,6 +648,22 @@ mod tests {
             (
                 "agents:\n  root:\n    hooks:\n      stop:\n        - zzz: 1\n",
                 HOOK_FIELDS,
+            ),
+            (
+                "mcps:\n  m:\n    zzz: 1\nagents:\n  root: {}\n",
+                MCP_SERVER_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    toolsets:\n      - type: mcp\n        remote: {zzz: 1}\n",
+                MCP_REMOTE_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    toolsets:\n      - type: mcp\n        lifecycle: {zzz: 1}\n",
+                MCP_LIFECYCLE_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    toolsets:\n      - type: mcp\n        lifecycle: {backoff: {zzz: 1}}\n",
+                MCP_BACKOFF_FIELDS,
             ),
         ];
         for (yaml, fields) in cases {
