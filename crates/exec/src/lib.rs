@@ -1,4 +1,4 @@
-//! The only crate that spawns processes (hooks and the shell tool).
+//! The only crate that spawns processes (hooks, the shell tool and MCP servers).
 //!
 //! Every child runs in its own process group with an explicit environment; stdout and stderr
 //! are read concurrently with byte caps; a timeout, a cancellation or an output overflow kills
@@ -9,9 +9,11 @@
 //! output to a file, keeping memory bounded without killing the command.
 
 mod run;
+mod service;
 mod shell;
 mod spool;
 
 pub use run::{ExecRecord, ExecSpec, Output, Stdin, run};
+pub use service::{Service, ServiceSpec, StderrLog};
 pub use shell::{Shell, ShellKind, find_in_path};
 pub use spool::Spool;
