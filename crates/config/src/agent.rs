@@ -124,6 +124,26 @@ pub struct Toolset {
     pub origin: Origin,
 }
 
+impl Toolset {
+    /// A toolset of `kind` with every option at its default (built in code, not read).
+    pub fn of_kind(kind: ToolsetKind) -> Self {
+        Self {
+            kind,
+            tools: None,
+            safer: false,
+            instruction: None,
+            env: Vec::new(),
+            name: None,
+            defer: Defer::None,
+            readonly: false,
+            toon: Vec::new(),
+            model: None,
+            mcp: None,
+            origin: Origin::synthetic(kind.type_name()),
+        }
+    }
+}
+
 /// Deferred loading (`defer:`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Defer {

@@ -75,14 +75,19 @@ impl HttpOptions {
 
 static CRYPTO: Once = Once::new();
 
-/// Builds an HTTP client. The only way clients are made: rustls panics on first use unless a
+/// A client builder: the only way clients are made. rustls panics on first use unless a
 /// crypto provider was installed, so this installs ring once per process.
-pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
+pub fn client_builder() -> reqwest::ClientBuilder {
     CRYPTO.call_once(|| {
         // Err means another provider was installed first, which is just as good.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
     reqwest::Client::builder()
+}
+
+/// Builds a model client's HTTP client.
+pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
+    client_builder()
         .connect_timeout(opts.connect_timeout)
         .build()
         .map_err(|e| ProviderError::Network {

@@ -6,10 +6,13 @@
 //! `fake_llm` is a scripted model server speaking each provider's streaming dialect, and
 //! `cassette` replays recorded provider transcripts; both capture what they were sent.
 //!
+//! `mcp` installs and starts the real MCP servers the MCP tests run against.
+//!
 //! `resources` reads this process's fds, threads, memory and descendants from `/proc`, for
 //! tests that prove nothing leaked.
 
 pub mod bins;
 pub mod cassette;
 pub mod fake_llm;
+pub mod mcp;
 pub mod resources;

@@ -14,6 +14,7 @@ mod shell;
 mod think;
 mod todo;
 mod toolset;
+mod toon;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -30,6 +31,7 @@ pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, d
 pub use think::ThinkTool;
 pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};
 pub use toolset::build_toolset;
+pub use toon::toonify;
 
 /// What the model is told about a tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -40,12 +42,18 @@ pub struct ToolDefinition {
     pub parameters: Value,
     /// Reads only: approved without asking (after the `pre_tool_use` hooks).
     pub read_only: bool,
-    /// `shell`, `filesystem`, `think`, `todo` (hook Input `tool_category`).
+    /// `shell`, `filesystem`, `think`, `todo`, `mcp` (hook Input `tool_category`).
     pub category: &'static str,
 }
 
+/// Where a long call reports how far it got (MCP progress notifications).
+pub trait ProgressSink: Send + Sync {
+    /// `progress` grows with each report; `total` when known.
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>);
+}
+
 /// Everything a call may use besides its arguments.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct ToolContext<'a> {
     /// Relative paths resolve against this directory.
     pub working_dir: &'a Path,
@@ -53,24 +61,38 @@ pub struct ToolContext<'a> {
     pub cancel: &'a CancellationToken,
     /// Extra environment for processes the tool starts (on top of this process's).
     pub env: &'a [(OsString, OsString)],
+    /// Progress reports of this call go here.
+    pub progress: Option<&'a dyn ProgressSink>,
+}
+
+impl fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("working_dir", &self.working_dir)
+            .field("cancel", &self.cancel)
+            .field("env", &self.env)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 /// What a call produced.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolResult {
     pub content: String,
     pub is_error: bool,
     /// A file holding the call's full output when `content` only holds its tail (the shell
     /// tool spools huge output). The caller owns the file; it survives this result.
     pub spool: Option<PathBuf>,
+    /// An MCP tool's `structuredContent`, kept beside the text the model reads.
+    pub structured: Option<Value>,
 }
 
 impl ToolResult {
     pub fn ok(content: impl Into<String>) -> Self {
         Self {
             content: content.into(),
-            is_error: false,
-            spool: None,
+            ..Self::default()
         }
     }
 
@@ -78,7 +100,7 @@ impl ToolResult {
         Self {
             content: content.into(),
             is_error: true,
-            spool: None,
+            ..Self::default()
         }
     }
 }
@@ -92,6 +114,11 @@ impl From<ToolError> for ToolResult {
 /// A callable tool.
 pub trait Tool: Send + Sync + fmt::Debug {
     fn definition(&self) -> &ToolDefinition;
+
+    /// Another name hooks and permission rules know the tool by (`mcp:SERVER:TOOL`).
+    fn qualified_name(&self) -> Option<&str> {
+        None
+    }
 
     /// Runs the tool. `args` is the call's arguments object (after any hook rewrite).
     fn call<'a>(

@@ -225,6 +225,7 @@ pub(crate) fn render(r: &ExecRecord, timeout: Duration) -> ToolResult {
         content,
         is_error,
         spool: r.spooled.clone(),
+        structured: None,
     }
 }
 
@@ -314,6 +315,7 @@ mod tests {
             working_dir: std::path::Path::new("/"),
             cancel: &cancel,
             env: &[],
+            progress: None,
         };
         let cases = [
             (None, DEFAULT_TIMEOUT),

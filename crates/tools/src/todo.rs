@@ -257,6 +257,7 @@ impl TodoTool {
             content: Value::Object(out).to_string(),
             is_error,
             spool: None,
+            structured: None,
         })
     }
 }

@@ -22,6 +22,8 @@ pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
         ),
         ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION)),
+        // Its tools come from the server, once it runs (tether-mcp).
+        ToolsetKind::Mcp => (Vec::new(), None),
     };
     let tools: Vec<Arc<dyn Tool>> = match &cfg.tools {
         Some(names) => all

@@ -204,6 +204,7 @@ async fn output_past_the_memory_budget_is_spooled_and_its_tail_shown() {
             content: want,
             is_error: true,
             spool: Some(file),
+            structured: None,
         }
     );
 }

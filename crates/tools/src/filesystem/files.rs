@@ -142,6 +142,7 @@ pub(super) fn read_multiple_files(call: &Call) -> ToolResult {
         content,
         is_error: all_failed,
         spool: None,
+        structured: None,
     }
 }
 

@@ -24,13 +24,7 @@ pub fn sh() -> Shell {
 }
 
 pub fn config(kind: ToolsetKind) -> ToolsetConfig {
-    ToolsetConfig {
-        kind,
-        tools: None,
-        safer: false,
-        instruction: None,
-        env: Vec::new(),
-    }
+    ToolsetConfig::of_kind(kind)
 }
 
 pub fn tools(kind: ToolsetKind) -> Vec<Arc<dyn Tool>> {
@@ -70,6 +64,7 @@ pub async fn call_with(
         working_dir,
         cancel,
         env,
+        progress: None,
     };
     tool.call(&args, ctx).await
 }
