@@ -29,7 +29,20 @@ impl Permissions {
 
     /// Deny patterns first, then allow, then ask; `None` when nothing matches.
     pub fn check(&self, tool: &str, args: &Map<String, Value>) -> Option<PermissionVerdict> {
-        let any = |list: &[PermissionPattern]| list.iter().any(|p| p.matches(tool, args));
+        self.check_names(&[tool], args)
+    }
+
+    /// [`Self::check`] for a tool known by several names (an MCP tool's model-visible name
+    /// and its `mcp:SERVER:TOOL` name): a rule matching any of them applies.
+    pub fn check_names(
+        &self,
+        tools: &[&str],
+        args: &Map<String, Value>,
+    ) -> Option<PermissionVerdict> {
+        let any = |list: &[PermissionPattern]| {
+            list.iter()
+                .any(|p| tools.iter().any(|tool| p.matches(tool, args)))
+        };
         if any(&self.deny) {
             Some(PermissionVerdict::Deny)
         } else if any(&self.allow) {

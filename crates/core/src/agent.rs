@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use tether_hooks::Executor;
 use tether_protocol::AgentModelRef;
-use tether_providers::{ModelSpec, Provider, ToolDefinition};
-use tether_tools::Tool;
+use tether_providers::{ModelSpec, Provider};
+
+use crate::toolbox::{Entry, Toolbox};
 
 /// An agent with everything resolved.
 #[derive(Debug)]
@@ -17,9 +18,10 @@ pub struct AgentRuntime {
     pub provider: Arc<dyn Provider>,
     /// The agent's instruction then each toolset's instruction: the invariant system messages.
     pub system_prompt: Vec<String>,
-    pub tools: Vec<Arc<dyn Tool>>,
-    /// The tool definitions sent to the model, built once.
-    pub tool_definitions: Vec<ToolDefinition>,
+    /// Built-in, MCP and runtime tools, with the toolsets' options applied.
+    pub(crate) toolbox: Toolbox,
+    /// The models of toolsets' `model:` (the turn after one of their tools ran).
+    pub(crate) tool_models: Vec<ToolModel>,
     pub executor: Arc<Executor>,
     /// 0 = unlimited.
     pub max_iterations: u32,
@@ -33,17 +35,38 @@ pub struct AgentRuntime {
     pub handoffs: Vec<String>,
     /// The agent every natural stop hands off to.
     pub force_handoff: Option<String>,
-    /// `transfer_task` / `handoff`, run by the runtime itself.
-    pub runtime_tools: Vec<tether_tools::ToolDefinition>,
+}
+
+/// A model a toolset routes its results to.
+#[derive(Debug)]
+pub(crate) struct ToolModel {
+    pub(crate) id: String,
+    pub(crate) provider: Arc<dyn Provider>,
 }
 
 impl AgentRuntime {
-    pub fn tool(&self, name: &str) -> Option<&Arc<dyn Tool>> {
-        self.tools.iter().find(|t| t.definition().name == name)
+    /// A callable tool by its model-visible name, as of the latest model call.
+    pub(crate) fn tool(&self, name: &str) -> Option<Entry> {
+        self.toolbox
+            .view()
+            .tools
+            .iter()
+            .find(|e| e.tool.definition().name == name)
+            .cloned()
     }
 
     pub fn runtime_tool(&self, name: &str) -> Option<&tether_tools::ToolDefinition> {
-        self.runtime_tools.iter().find(|d| d.name == name)
+        self.toolbox.runtime_tools.iter().find(|d| d.name == name)
+    }
+
+    /// The names of the tools the model can call now (built-in, MCP, runtime).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.toolbox
+            .view()
+            .definitions
+            .iter()
+            .map(|d| d.name.clone())
+            .collect()
     }
 
     /// The model endpoints of this agent (on_agent_switch `from_agent_models`).

@@ -7,14 +7,13 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 use tether_config::PermissionVerdict;
 use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision, RuntimeEvent, ToolCall};
-use tether_tools::ToolDefinition;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::run::blocking_hook;
 use crate::session::Session;
 use crate::setup::Runtime;
-use crate::tool_call::arguments;
+use crate::tool_call::{Target, arguments};
 use crate::{Confirmation, ConfirmationRequest};
 
 /// What the chain decided for one call.
@@ -42,11 +41,12 @@ impl Runtime {
         agent: &AgentRuntime,
         session: &Session,
         call: &ToolCall,
-        def: &ToolDefinition,
+        target: Target<'_>,
         args: &Map<String, Value>,
     ) -> HookInput {
         let mut input = self.input(agent, &session.id);
-        def.category.clone_into(&mut input.tool_category);
+        target.def.category.clone_into(&mut input.tool_category);
+        target.qualified.clone_into(&mut input.tool_qualified_name);
         input.tool_name.clone_from(&call.function.name);
         input.tool_use_id.clone_from(&call.id);
         input.tool_input = (!args.is_empty()).then(|| args.clone());
@@ -81,10 +81,10 @@ impl Runtime {
         agent: &'a AgentRuntime,
         session: &'a mut Session,
         call: &'a ToolCall,
-        def: &'a ToolDefinition,
+        target: Target<'a>,
         cancel: &'a CancellationToken,
     ) -> futures::future::BoxFuture<'a, Approval> {
-        Box::pin(self.approve_inner(agent, session, call, def, cancel))
+        Box::pin(self.approve_inner(agent, session, call, target, cancel))
     }
 
     async fn approve_inner(
@@ -92,17 +92,22 @@ impl Runtime {
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
-        def: &ToolDefinition,
+        target: Target<'_>,
         cancel: &CancellationToken,
     ) -> Approval {
         let name = call.function.name.as_str();
+        let names: &[&str] = if target.qualified.is_empty() {
+            &[name]
+        } else {
+            &[name, target.qualified]
+        };
         let mut args = arguments(call);
         let mut metadata: BTreeMap<String, String> = BTreeMap::new();
 
         // 1. The preempt lane runs before --yolo and the permission rules.
         let mut forced_ask = false;
         if agent.executor.has(HookEvent::PreToolUse, Lane::Preempt) {
-            let input = self.tool_input(agent, session, call, def, &args);
+            let input = self.tool_input(agent, session, call, target, &args);
             let r = agent
                 .executor
                 .dispatch(HookEvent::PreToolUse, Lane::Preempt, input.clone(), cancel)
@@ -134,7 +139,7 @@ impl Runtime {
         }
 
         if !forced_ask {
-            let input = self.tool_input(agent, session, call, def, &args);
+            let input = self.tool_input(agent, session, call, target, &args);
             // 2. --yolo, then session permissions, then the team's.
             if session.tools_approved {
                 self.decided(agent, input, "allow", "yolo").await;
@@ -143,14 +148,14 @@ impl Runtime {
             if session
                 .approved_tools
                 .iter()
-                .any(|p| p.matches(name, &args))
+                .any(|p| names.iter().any(|n| p.matches(n, &args)))
             {
                 self.decided(agent, input, "allow", "session_permissions_allow")
                     .await;
                 return Approval::Run(args);
             }
             let mut ask = false;
-            match self.permissions.check(name, &args) {
+            match self.permissions.check_names(names, &args) {
                 Some(PermissionVerdict::Deny) => {
                     self.decided(agent, input, "deny", "team_permissions_deny")
                         .await;
@@ -177,7 +182,7 @@ impl Runtime {
                     if let Some(merged) = r.apply_updated_input(Some(&args)) {
                         args = merged;
                     }
-                    let input = self.tool_input(agent, session, call, def, &args);
+                    let input = self.tool_input(agent, session, call, target, &args);
                     if !r.allowed {
                         self.emit(
                             &session.id,
@@ -205,14 +210,14 @@ impl Runtime {
                     }
                 }
                 // 4. Read-only tools need no confirmation.
-                if !ask && def.read_only {
-                    let input = self.tool_input(agent, session, call, def, &args);
+                if !ask && target.def.read_only {
+                    let input = self.tool_input(agent, session, call, target, &args);
                     self.decided(agent, input, "allow", "readonly_hint").await;
                     return Approval::Run(args);
                 }
             }
             // 5–6. Ask: a permission_request hook may answer for the user.
-            let input = self.tool_input(agent, session, call, def, &args);
+            let input = self.tool_input(agent, session, call, target, &args);
             let r = self
                 .fire(
                     agent,
@@ -249,7 +254,7 @@ impl Runtime {
         }
 
         // The user decides.
-        let input = self.tool_input(agent, session, call, def, &args);
+        let input = self.tool_input(agent, session, call, target, &args);
         let request = ConfirmationRequest {
             agent: agent.name.clone(),
             tool_call_id: call.id.clone(),

@@ -12,6 +12,7 @@ use crate::session::Session;
 pub(crate) fn outgoing(
     agent: &AgentRuntime,
     session: &Session,
+    tool_instructions: &[String],
     prompt_ctx: &str,
     turn_ctx: &str,
 ) -> Vec<Message> {
@@ -21,6 +22,7 @@ pub(crate) fn outgoing(
         agent
             .system_prompt
             .iter()
+            .chain(tool_instructions)
             .filter(|s| !s.is_empty())
             .map(|s| Message::system(s.clone())),
     );

@@ -16,6 +16,7 @@ use crate::run::{RunOutcome, StopReason};
 use crate::session::Session;
 use crate::setup::Runtime;
 use crate::tool_call::CANCELED_BY_USER;
+use crate::toolbox::{ADD_TOOL, SEARCH_TOOL};
 
 pub(crate) const TRANSFER_TASK: &str = "transfer_task";
 pub(crate) const HANDOFF: &str = "handoff";
@@ -120,6 +121,8 @@ impl Runtime {
     ) -> ToolResult {
         let target = arg(args, "agent");
         match name {
+            SEARCH_TOOL => agent.toolbox.search(args),
+            ADD_TOOL => agent.toolbox.add(args),
             TRANSFER_TASK if agent.sub_agents.iter().any(|a| a == target) => {
                 self.transfer_task(
                     agent,

@@ -12,6 +12,7 @@ mod context;
 mod delegation;
 mod hook_bridge;
 mod loop_detector;
+mod mcp;
 mod model_runner;
 mod persistence;
 mod queues;
@@ -20,6 +21,7 @@ mod session;
 mod setup;
 mod store_adapter;
 mod tool_call;
+mod toolbox;
 mod turn;
 mod worktree;
 
@@ -51,6 +53,15 @@ pub trait Interaction: Send + Sync + std::fmt::Debug {
 
     /// Asks whether to go on past the agent's `max_iterations`.
     fn approve_more_iterations(&self, limit: u32) -> BoxFuture<'_, bool>;
+
+    /// Answers an MCP server's request for input (elicitation). Without a user: declined.
+    fn elicit<'a>(
+        &'a self,
+        request: &'a tether_mcp::Elicitation,
+    ) -> BoxFuture<'a, tether_mcp::ElicitationAnswer> {
+        let _ = request;
+        Box::pin(std::future::ready(tether_mcp::ElicitationAnswer::Decline))
+    }
 }
 
 /// A tool call waiting for approval.

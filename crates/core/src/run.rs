@@ -56,6 +56,8 @@ pub(crate) struct RunState {
     pub(crate) overflow_retried: bool,
     /// Times a `dialect: claude` stop hook kept the agent going in this run.
     pub(crate) stop_continuations: u32,
+    /// The toolset model (`toolsets[].model`) that takes the next model call.
+    pub(crate) routed_model: Option<usize>,
 }
 
 /// How often `dialect: claude` stop hooks may keep one run going: a script that ignores
@@ -237,6 +239,7 @@ impl Runtime {
             detector: LoopDetector::new(agent.max_consecutive_tool_calls),
             overflow_retried: false,
             stop_continuations: 0,
+            routed_model: None,
         };
         if let Some(text) = prompt {
             self.record_user(session, &text);

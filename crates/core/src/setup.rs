@@ -10,14 +10,18 @@ use tether_config::{AgentFile, CliHooks, InjectOptions, ModelConfig, Permissions
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookObserver, HookResult, Registry};
 use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent};
-use tether_providers::{Env, ModelSpec, ProviderError, ToolDefinition, build_provider};
+use tether_providers::{Env, ModelSpec, ProviderError, build_provider};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::AgentRuntime;
+use tether_mcp::{McpContext, McpServer};
+
+use crate::agent::{AgentRuntime, ToolModel};
 use crate::delegation::{handoff_definition, transfer_task_definition};
 use crate::hook_bridge::EventObserver;
+use crate::mcp::{HookCaller, Host};
 use crate::persistence::SessionStore;
 use crate::queues::Queues;
+use crate::toolbox::{self, Slot, Source, Toolbox};
 use crate::{Interaction, Sink};
 
 /// Why a runtime could not be built.
@@ -59,6 +63,10 @@ pub struct RuntimeOptions {
     pub global_permissions: Permissions,
     /// How long `async` hooks may go on after `session_end` before they are killed.
     pub async_hook_grace: std::time::Duration,
+    /// Where MCP servers' stderr and log messages go (`mcp-NAME.log`); `None` keeps none.
+    pub mcp_log_dir: Option<PathBuf>,
+    /// Where the Docker MCP catalog is cached.
+    pub cache_dir: Option<PathBuf>,
 }
 
 impl RuntimeOptions {
@@ -77,6 +85,8 @@ impl RuntimeOptions {
             default_model: None,
             global_permissions: Permissions::default(),
             async_hook_grace: ASYNC_HOOK_GRACE,
+            mcp_log_dir: None,
+            cache_dir: None,
         }
     }
 }
@@ -98,6 +108,8 @@ pub struct Runtime {
     pub(crate) queues: Queues,
     pub(crate) compaction: bool,
     pub(crate) async_hook_grace: std::time::Duration,
+    /// MCP failures already reported.
+    pub(crate) mcp_notified: crate::mcp::Notified,
 }
 
 /// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
@@ -119,6 +131,39 @@ fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpe
         SetupError::Config(format!("agent `{agent}`: unknown model `{reference}`"))
     })?;
     Ok(spec_of(cfg, Some(file.dir.clone())))
+}
+
+/// A server and what it was built from: agents whose toolsets define the same server (the
+/// same `mcps:` entry, or the same command) share one process.
+struct SharedServer {
+    cfg: tether_config::McpServer,
+    prefix: Option<String>,
+    server: Arc<McpServer>,
+}
+
+fn mcp_server(
+    servers: &mut Vec<SharedServer>,
+    cfg: &tether_config::McpServer,
+    toolset: &tether_config::Toolset,
+    ctx: &McpContext,
+) -> Arc<McpServer> {
+    if let Some(s) = servers
+        .iter()
+        .find(|s| s.cfg == *cfg && s.prefix == toolset.name)
+    {
+        return Arc::clone(&s.server);
+    }
+    let server = Arc::new(McpServer::new(
+        cfg.clone(),
+        toolset.name.clone(),
+        ctx.clone(),
+    ));
+    servers.push(SharedServer {
+        cfg: cfg.clone(),
+        prefix: toolset.name.clone(),
+        server: Arc::clone(&server),
+    });
+    server
 }
 
 /// The agents reachable from `start` through `sub_agents`, `handoffs` and `force_handoff`.
@@ -155,6 +200,16 @@ pub fn build_runtime(
     })];
     observers.extend(opts.observers.iter().cloned());
     let mut agents = Vec::new();
+    let mcp_ctx = McpContext {
+        working_dir: opts.working_dir.clone(),
+        log_dir: opts.mcp_log_dir.clone(),
+        cache_dir: opts.cache_dir.clone(),
+        host: Arc::new(Host {
+            interaction: Arc::clone(&interaction),
+        }),
+        lookup: Arc::new(tether_mcp::ProcessEnv),
+    };
+    let mut servers: Vec<SharedServer> = Vec::new();
     for name in reachable(file, start) {
         let agent = file.agent(&name).ok_or_else(|| {
             SetupError::Config(format!(
@@ -181,13 +236,62 @@ pub fn build_runtime(
         let model = model_spec(file, &name, &reference)?;
         let provider = build_provider(&model, env)?;
         let mut system_prompt = vec![agent.instruction.clone()];
-        let mut tools = Vec::new();
+        let mut slots = Vec::new();
+        let mut tool_models: Vec<ToolModel> = Vec::new();
         for toolset in &agent.toolsets {
             let set = tether_tools::build_toolset(toolset, &opts.shell);
-            if let Some(text) = toolset.instruction.clone().or(set.instruction) {
-                system_prompt.push(text);
-            }
-            tools.extend(set.tools);
+            let source = match &toolset.mcp {
+                Some(cfg) => Source::Mcp(mcp_server(&mut servers, cfg, toolset, &mcp_ctx)),
+                None => {
+                    if let Some(text) = toolbox::instruction(
+                        toolset.instruction.as_deref(),
+                        set.instruction.as_deref(),
+                    ) && !set.tools.is_empty()
+                    {
+                        system_prompt.push(text);
+                    }
+                    Source::Builtin(set.tools)
+                }
+            };
+            let toon = toolset
+                .toon
+                .iter()
+                .map(|p| {
+                    regex::Regex::new(p).map_err(|e| {
+                        SetupError::Config(format!(
+                            "agent `{name}`: invalid `toon` regex `{p}`: {e}"
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let model = match &toolset.model {
+                None => None,
+                Some(reference) => {
+                    let spec = model_spec(file, &name, reference)?;
+                    let id = spec.id();
+                    let index = match tool_models.iter().position(|m| m.id == id) {
+                        Some(i) => i,
+                        None => {
+                            tool_models.push(ToolModel {
+                                id,
+                                provider: build_provider(&spec, env)?,
+                            });
+                            tool_models.len() - 1
+                        }
+                    };
+                    Some(index)
+                }
+            };
+            slots.push(Slot {
+                source,
+                prefix: toolset.name.clone(),
+                allow: toolset.tools.clone(),
+                readonly: toolset.readonly,
+                defer: toolset.defer.clone(),
+                toon,
+                model,
+                instruction: toolset.instruction.clone(),
+            });
         }
         let mut runtime_tools = Vec::new();
         if !agent.sub_agents.is_empty() {
@@ -196,19 +300,20 @@ pub fn build_runtime(
         if !agent.handoffs.is_empty() {
             runtime_tools.push(handoff_definition(&agent.handoffs));
         }
-        let tool_definitions = tools
-            .iter()
-            .map(|t| t.definition())
-            .chain(runtime_tools.iter())
-            .map(|d| ToolDefinition {
-                name: d.name.clone(),
-                description: d.description.clone(),
-                parameters: d.parameters.clone(),
-            })
-            .collect();
+        let toolbox = Toolbox::new(slots, runtime_tools);
+        if let Some(text) = toolbox.deferred_instruction() {
+            system_prompt.push(text.to_owned());
+        }
+        let agent_servers: Vec<Arc<McpServer>> = toolbox.servers().cloned().collect();
         let hooks = tether_config::effective_hooks(agent, &opts.cli_hooks, opts.inject);
         let mut exec_opts = ExecutorOptions::new(opts.working_dir.clone());
         exec_opts.observers.clone_from(&observers);
+        if !agent_servers.is_empty() {
+            exec_opts.mcp = Some(Arc::new(HookCaller {
+                servers: agent_servers,
+                working_dir: opts.working_dir.clone(),
+            }));
+        }
         let executor =
             Executor::new(&hooks, Arc::clone(&registry), exec_opts).map_err(|diags| {
                 let text: Vec<String> = diags.iter().map(ToString::to_string).collect();
@@ -220,8 +325,8 @@ pub fn build_runtime(
             model,
             provider,
             system_prompt,
-            tools,
-            tool_definitions,
+            toolbox,
+            tool_models,
             executor: Arc::new(executor),
             max_iterations: agent.max_iterations,
             max_consecutive_tool_calls: agent.max_consecutive_tool_calls,
@@ -229,7 +334,6 @@ pub fn build_runtime(
             sub_agents: agent.sub_agents.clone(),
             handoffs: agent.handoffs.clone(),
             force_handoff: agent.force_handoff.clone(),
-            runtime_tools,
         }));
     }
     let mut permissions = file.permissions.clone();
@@ -246,6 +350,7 @@ pub fn build_runtime(
         queues: Queues::default(),
         compaction: opts.compaction,
         async_hook_grace: opts.async_hook_grace,
+        mcp_notified: crate::mcp::Notified::default(),
     })
 }
 

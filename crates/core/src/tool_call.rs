@@ -6,11 +6,12 @@
 use serde_json::{Map, Value};
 use tether_hooks::HookResult;
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent, ToolCall};
-use tether_tools::{ToolContext, ToolResult};
+use tether_tools::{ToolContext, ToolDefinition, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::approval::Approval;
+use crate::mcp::CallProgress;
 use crate::session::Session;
 use crate::setup::Runtime;
 
@@ -35,6 +36,16 @@ enum Kind {
 pub(crate) struct BatchOutcome {
     /// A `post_tool_use` hook asked to stop the run.
     pub(crate) post_blocked: Option<HookResult>,
+    /// A tool of a toolset with `model:` ran: that model takes the next turn.
+    pub(crate) model: Option<usize>,
+}
+
+/// The tool a call names, as the approval chain and the hooks see it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Target<'a> {
+    pub(crate) def: &'a ToolDefinition,
+    /// `mcp:SERVER:TOOL` for an MCP tool, else empty.
+    pub(crate) qualified: &'a str,
 }
 
 /// The call's arguments as an object; anything else is an empty object.
@@ -74,8 +85,8 @@ impl Runtime {
                 continue;
             }
             let local = agent.tool(name);
-            let definition = match (local, agent.runtime_tool(name)) {
-                (Some(tool), _) => tool.definition(),
+            let definition = match (&local, agent.runtime_tool(name)) {
+                (Some(entry), _) => entry.tool.definition(),
                 (None, Some(def)) => def,
                 (None, None) => {
                     let text = format!(
@@ -86,8 +97,14 @@ impl Runtime {
                     continue;
                 }
             };
-            let category = definition.category;
-            match self.approve(agent, session, call, definition, cancel).await {
+            let target = Target {
+                def: definition,
+                qualified: local
+                    .as_ref()
+                    .and_then(|e| e.tool.qualified_name())
+                    .unwrap_or(""),
+            };
+            match self.approve(agent, session, call, target, cancel).await {
                 Approval::Run(args) => {
                     self.emit(
                         &session.id,
@@ -98,14 +115,31 @@ impl Runtime {
                             arguments: Value::Object(args.clone()),
                         },
                     );
-                    let (result, kind) = match local {
-                        Some(tool) => {
+                    let (result, kind) = match &local {
+                        Some(entry) => {
+                            let progress = CallProgress {
+                                runtime: self,
+                                session_id: &session.id,
+                                id: &call.id,
+                                name,
+                            };
                             let ctx = ToolContext {
                                 working_dir: &self.working_dir,
                                 cancel,
                                 env: &[],
+                                progress: Some(&progress),
                             };
-                            (tool.call(&args, ctx).await, Kind::Real)
+                            let mut result = entry.tool.call(&args, ctx).await;
+                            let slot = &agent.toolbox.slots[entry.slot];
+                            if !result.is_error && slot.toon.iter().any(|r| r.is_match(name)) {
+                                if let Some(toon) = tether_tools::toonify(&result.content) {
+                                    result.content = toon;
+                                }
+                            }
+                            if slot.model.is_some() {
+                                outcome.model = slot.model;
+                            }
+                            (result, Kind::Real)
                         }
                         None => (
                             self.call_runtime_tool(agent, session, name, &args, cancel)
@@ -119,7 +153,7 @@ impl Runtime {
                         result
                     };
                     let post = self
-                        .finish(agent, session, call, category, &args, result, kind, cancel)
+                        .finish(agent, session, call, target, &args, result, kind, cancel)
                         .await;
                     if let Some(r) = post.filter(|r| !r.allowed) {
                         outcome.post_blocked = Some(r);
@@ -127,11 +161,11 @@ impl Runtime {
                     }
                 }
                 Approval::Synthesised(text) => {
-                    self.synthesise(agent, session, call, category, text, cancel)
+                    self.synthesise_for(agent, session, call, target, text, cancel)
                         .await;
                 }
                 Approval::Cancelled => {
-                    self.synthesise(agent, session, call, category, CANCELED_BY_USER, cancel)
+                    self.synthesise_for(agent, session, call, target, CANCELED_BY_USER, cancel)
                         .await;
                     skip = Some(CANCELED_WITH_BATCH);
                 }
@@ -143,13 +177,39 @@ impl Runtime {
         outcome
     }
 
-    /// Records an error result the runtime wrote for a call that did not run.
+    /// Records an error result the runtime wrote for a call to an unknown tool or after the
+    /// batch was stopped.
     async fn synthesise(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
-        category: &str,
+        category: &'static str,
+        text: impl Into<String>,
+        cancel: &CancellationToken,
+    ) {
+        let def = ToolDefinition {
+            name: String::new(),
+            description: String::new(),
+            parameters: Value::Null,
+            read_only: false,
+            category,
+        };
+        let target = Target {
+            def: &def,
+            qualified: "",
+        };
+        self.synthesise_for(agent, session, call, target, text, cancel)
+            .await;
+    }
+
+    /// Records an error result the runtime wrote for a call that did not run.
+    async fn synthesise_for(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        call: &ToolCall,
+        target: Target<'_>,
         text: impl Into<String>,
         cancel: &CancellationToken,
     ) {
@@ -157,7 +217,7 @@ impl Runtime {
             agent,
             session,
             call,
-            category,
+            target,
             &arguments(call),
             ToolResult::error(text),
             Kind::Synthesised,
@@ -176,14 +236,15 @@ impl Runtime {
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
-        category: &str,
+        target: Target<'_>,
         args: &Map<String, Value>,
         result: ToolResult,
         kind: Kind,
         cancel: &CancellationToken,
     ) -> Option<HookResult> {
         let mut input = self.input(agent, &session.id);
-        category.clone_into(&mut input.tool_category);
+        target.def.category.clone_into(&mut input.tool_category);
+        target.qualified.clone_into(&mut input.tool_qualified_name);
         input.tool_name.clone_from(&call.function.name);
         input.tool_use_id.clone_from(&call.id);
         input.tool_input = (!args.is_empty()).then(|| args.clone());
@@ -223,6 +284,7 @@ impl Runtime {
                 name: call.function.name.clone(),
                 response: content.clone(),
                 is_error: result.is_error,
+                structured: result.structured,
             },
         );
         self.record(

@@ -6,12 +6,13 @@ use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
 use tether_providers::{ChatRequest, ModelResponse, ProviderError, StreamEvent, catalogue};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::AgentRuntime;
+use crate::agent::{AgentRuntime, ToolModel};
 use crate::context;
 use crate::loop_detector;
 use crate::run::{MAX_STOP_CONTINUATIONS, Next, RunState, StopReason};
 use crate::session::Session;
 use crate::setup::Runtime;
+use crate::toolbox::View;
 
 /// Why a model call produced no response.
 enum CallError {
@@ -43,7 +44,29 @@ impl Runtime {
             .fire(agent, &session.id, HookEvent::TurnStart, input, cancel)
             .await
             .additional_context;
-        let messages = context::outgoing(agent, session, &state.prompt_ctx, &turn_ctx);
+        let tools = match self.prepare_tools(agent, &session.id).await {
+            Ok(view) => view,
+            Err(reason) => {
+                if let StopReason::Error { code, message } = &reason {
+                    self.emit(
+                        &session.id,
+                        RuntimeEvent::Error {
+                            code: code.clone(),
+                            message: message.clone(),
+                        },
+                    );
+                    self.notify(agent, &session.id, "error", message).await;
+                }
+                return ("error", Next::Stop(reason));
+            }
+        };
+        let messages = context::outgoing(
+            agent,
+            session,
+            &tools.instructions,
+            &state.prompt_ctx,
+            &turn_ctx,
+        );
         session.pending_context.clear();
 
         // The Input's copy of the whole conversation is made only when a hook will read it.
@@ -66,7 +89,14 @@ impl Runtime {
             messages
         };
 
-        let response = match self.call_model(agent, &session.id, messages, cancel).await {
+        let routed = state
+            .routed_model
+            .take()
+            .and_then(|i| agent.tool_models.get(i));
+        let response = match self
+            .call_model(agent, routed, &session.id, messages, &tools, cancel)
+            .await
+        {
             Ok(r) => r,
             Err(CallError::Cancelled) => return ("canceled", Next::Stop(StopReason::Cancelled)),
             Err(CallError::Provider(e))
@@ -191,6 +221,7 @@ impl Runtime {
         }
 
         let batch = self.run_tool_calls(agent, session, &calls, cancel).await;
+        state.routed_model = batch.model;
         if let Some(count) = state.detector.record(&calls) {
             let message = loop_detector::message(count, &calls[0].function.name);
             self.emit(
@@ -230,25 +261,30 @@ impl Runtime {
     async fn call_model(
         &self,
         agent: &AgentRuntime,
+        routed: Option<&ToolModel>,
         session_id: &str,
         messages: Vec<Message>,
+        tools: &View,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, CallError> {
+        let (provider, model_id) = match routed {
+            Some(m) => (&m.provider, &m.id),
+            None => (&agent.provider, &agent.model_id),
+        };
         self.emit(
             session_id,
             RuntimeEvent::ModelCallStarted {
                 agent: agent.name.clone(),
-                model: agent.model_id.clone(),
+                model: model_id.clone(),
             },
         );
         let request = ChatRequest {
             messages,
-            tools: agent.tool_definitions.clone(),
+            tools: tools.definitions.clone(),
             response_schema: None,
         };
         let call = async {
-            let mut stream = agent
-                .provider
+            let mut stream = provider
                 .stream(&request)
                 .await
                 .map_err(CallError::Provider)?;

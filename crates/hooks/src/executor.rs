@@ -24,6 +24,7 @@ use crate::async_hooks::AsyncHooks;
 use crate::claude;
 use crate::command_runner::{self, CommandRun, duration_text};
 use crate::http_hook::HttpHook;
+use crate::mcp_hook::{McpCaller, McpHook};
 use crate::model_hook::ModelHook;
 use crate::observer::HookObserver;
 use crate::registry::{Builtin, BuiltinCall, HookEnv, ModelRunner, Registry};
@@ -39,6 +40,8 @@ pub struct ExecutorOptions {
     pub base_env: Option<Arc<[(OsString, OsString)]>>,
     /// Told about every hook run (event stream, `--hook-log`).
     pub observers: Vec<Arc<dyn HookObserver>>,
+    /// The agent's MCP servers, for `type: mcp` hooks.
+    pub mcp: Option<Arc<dyn McpCaller>>,
 }
 
 impl ExecutorOptions {
@@ -47,6 +50,7 @@ impl ExecutorOptions {
             working_dir: working_dir.into(),
             base_env: None,
             observers: Vec::new(),
+            mcp: None,
         }
     }
 }
@@ -57,6 +61,7 @@ enum Handler {
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
+    Mcp(McpHook),
     Unavailable(String),
 }
 
@@ -108,6 +113,12 @@ fn dedupe_key(spec: &HookSpec) -> String {
             schema.as_deref().unwrap_or("")
         ),
         HookKind::Http { url, headers, .. } => format!("http\0{url}\0{headers:?}"),
+        HookKind::Mcp {
+            server,
+            tool,
+            input,
+            ..
+        } => format!("mcp\0{server}\0{tool}\0{input:?}"),
     };
     format!(
         "{kind}\0{:?}\0{:?}\0{:?}\0{:?}",
@@ -214,10 +225,17 @@ impl Executor {
     }
 
     /// The hooks a dispatch would run, in order, without duplicates.
-    fn select(&self, event: HookEvent, lane: Lane, tool_name: &str) -> Vec<Arc<CompiledHook>> {
+    /// A tool event's matcher accepts the tool's name or, for an MCP tool, its
+    /// `mcp:SERVER:TOOL` name.
+    fn select(&self, event: HookEvent, lane: Lane, input: &HookInput) -> Vec<Arc<CompiledHook>> {
         let mut out: Vec<Arc<CompiledHook>> = Vec::new();
+        let qualified = input.tool_qualified_name.as_str();
         for entry in &self.events[event.index()] {
-            if entry.lane != lane || (event.uses_matcher() && !entry.matcher.matches(tool_name)) {
+            if entry.lane != lane
+                || (event.uses_matcher()
+                    && !entry.matcher.matches(&input.tool_name)
+                    && (qualified.is_empty() || !entry.matcher.matches(qualified)))
+            {
                 continue;
             }
             for hook in &entry.hooks {
@@ -283,7 +301,7 @@ impl Executor {
         mut input: HookInput,
         cancel: &CancellationToken,
     ) -> HookResult {
-        let hooks = self.select(event, lane, &input.tool_name);
+        let hooks = self.select(event, lane, &input);
         if hooks.is_empty() {
             return HookResult::empty(event, lane);
         }
@@ -440,6 +458,7 @@ impl Runner {
                 let run = h.run(name, body, &hook.env);
                 bounded(name, hook.spec.timeout, cancel, run).await
             }
+            Handler::Mcp(h) => bounded(name, hook.spec.timeout, cancel, h.run(name, input)).await,
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
         if hook.spec.dialect == Dialect::Claude {
@@ -596,6 +615,22 @@ fn compile(
             }
         }
         HookKind::Http { url, headers, .. } => Handler::Http(HttpHook::new(url, headers)),
+        HookKind::Mcp {
+            server,
+            tool,
+            input,
+            ..
+        } => match &opts.mcp {
+            Some(caller) => Handler::Mcp(McpHook {
+                server: server.clone(),
+                tool: tool.clone(),
+                input: input.as_ref().map(|t| t.0.clone()),
+                caller: Arc::clone(caller),
+            }),
+            None => Handler::Unavailable(format!(
+                "mcp hook: the agent has no MCP server `{server}` to call"
+            )),
+        },
     };
     // Claude Code hooks find the project through CLAUDE_PROJECT_DIR; their own `env` wins.
     let claude_dir = (spec.dialect == Dialect::Claude).then(|| {

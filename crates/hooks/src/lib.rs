@@ -13,6 +13,7 @@ mod command_runner;
 mod executor;
 mod http_client;
 mod http_hook;
+mod mcp_hook;
 mod model_hook;
 mod observer;
 pub mod output_parser;
@@ -24,6 +25,7 @@ mod template_check;
 pub use async_hooks::MAX_CONCURRENT_ASYNC_HOOKS;
 pub use command_runner::{DRAIN_TIMEOUT, OUTPUT_CAP};
 pub use executor::{Executor, ExecutorOptions};
+pub use mcp_hook::McpCaller;
 pub use model_hook::{
     PRE_TOOL_USE_DECISION, SYSTEM_PROMPT, pre_tool_use_decision_schema, render_prompt,
 };

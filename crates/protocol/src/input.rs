@@ -39,6 +39,9 @@ pub struct HookInput {
     pub tool_category: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub tool_name: String,
+    /// `mcp:SERVER:TOOL` for an MCP tool: matchers match it as well as `tool_name`. Not sent.
+    #[serde(skip)]
+    pub tool_qualified_name: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub tool_use_id: String,
     /// The call's arguments as a JSON object; absent for `{}` and for arguments that are not

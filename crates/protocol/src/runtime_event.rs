@@ -85,6 +85,19 @@ pub enum RuntimeEvent {
         name: String,
         response: String,
         is_error: bool,
+        /// An MCP tool's `structuredContent`, beside the text the model reads.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        structured: Option<Value>,
+    },
+    /// A running tool reported progress (MCP progress notifications).
+    ToolProgress {
+        id: String,
+        name: String,
+        progress: f64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        total: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<String>,
     },
     HookStarted {
         event: String,
@@ -132,6 +145,7 @@ impl RuntimeEvent {
             Self::ToolCall { .. } => "tool_call",
             Self::ToolConfirmation { .. } => "tool_confirmation",
             Self::ToolResponse { .. } => "tool_response",
+            Self::ToolProgress { .. } => "tool_progress",
             Self::HookStarted { .. } => "hook_started",
             Self::HookFinished { .. } => "hook_finished",
             Self::HookBlocked { .. } => "hook_blocked",
@@ -153,6 +167,7 @@ mod tests {
             name: "shell".into(),
             response: "ok".into(),
             is_error: false,
+            structured: None,
         };
         assert_eq!(
             serde_json::to_value(&e).unwrap(),

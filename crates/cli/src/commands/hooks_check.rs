@@ -107,6 +107,7 @@ fn summary(h: &HookSpec) -> String {
             Some(s) => format!("{model} (schema {s})"),
             None => model.clone(),
         },
+        HookKind::Mcp { target, .. } => format!("call {target}"),
     }
 }
 

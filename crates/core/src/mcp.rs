@@ -1,0 +1,203 @@
+//! The runtime's side of MCP: servers start together before an agent's first model call, a
+//! changed tool list is listed again before the next one, servers ask the user through the
+//! [`crate::Interaction`], and every server stops when the runtime shuts down.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+use serde_json::{Map, Value};
+use tether_hooks::McpCaller;
+use tether_mcp::{Elicitation, ElicitationAnswer, McpEvent, McpHost, McpServer};
+use tether_protocol::RuntimeEvent;
+use tether_tools::{ProgressSink, ToolContext};
+use tokio_util::sync::CancellationToken;
+
+use crate::Interaction;
+use crate::agent::AgentRuntime;
+use crate::run::StopReason;
+use crate::setup::Runtime;
+use crate::toolbox::View;
+
+/// Servers' questions, for every agent of a runtime.
+#[derive(Debug)]
+pub(crate) struct Host {
+    pub(crate) interaction: Arc<dyn Interaction>,
+}
+
+impl McpHost for Host {
+    fn elicit<'a>(&'a self, request: &'a Elicitation) -> BoxFuture<'a, ElicitationAnswer> {
+        self.interaction.elicit(request)
+    }
+
+    /// Starts, listings and log messages are in each server's log file; the user hears of
+    /// failures from `prepare_tools` (once per failure) and from the failed calls' results.
+    fn event(&self, _: McpEvent) {}
+}
+
+/// `type: mcp` hooks reach the agent's servers through this.
+#[derive(Debug)]
+pub(crate) struct HookCaller {
+    pub(crate) servers: Vec<Arc<McpServer>>,
+    pub(crate) working_dir: std::path::PathBuf,
+}
+
+impl McpCaller for HookCaller {
+    fn call<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        args: Map<String, Value>,
+    ) -> BoxFuture<'a, Result<String, String>> {
+        Box::pin(async move {
+            let mut names = Vec::new();
+            for s in &self.servers {
+                // A server's reported name is known once it runs.
+                if s.config().label.is_none() && s.generation() == 0 {
+                    let _ = s.start().await;
+                }
+                if s.name() == server {
+                    s.start().await?;
+                    let cancel = CancellationToken::new();
+                    let ctx = ToolContext {
+                        working_dir: &self.working_dir,
+                        cancel: &cancel,
+                        env: &[],
+                        progress: None,
+                    };
+                    let r = s.call(tool, &args, ctx).await;
+                    return if r.is_error {
+                        Err(r.content)
+                    } else {
+                        Ok(r.content)
+                    };
+                }
+                names.push(s.name());
+            }
+            Err(format!(
+                "no MCP server `{server}` (servers: {})",
+                names.join(", ")
+            ))
+        })
+    }
+}
+
+/// Reports a running call's progress as [`RuntimeEvent::ToolProgress`].
+pub(crate) struct CallProgress<'a> {
+    pub(crate) runtime: &'a Runtime,
+    pub(crate) session_id: &'a str,
+    pub(crate) id: &'a str,
+    pub(crate) name: &'a str,
+}
+
+impl ProgressSink for CallProgress<'_> {
+    fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.runtime.emit(
+            self.session_id,
+            RuntimeEvent::ToolProgress {
+                id: self.id.to_owned(),
+                name: self.name.to_owned(),
+                progress,
+                total,
+                message: message.map(str::to_owned),
+            },
+        );
+    }
+}
+
+/// Servers already reported as failing, so each failure is told once.
+#[derive(Debug, Default)]
+pub(crate) struct Notified(Mutex<BTreeSet<String>>);
+
+impl Notified {
+    /// `true` the first time `key` is seen.
+    fn first(&self, key: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.to_owned())
+    }
+
+    fn forget(&self, key: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(key);
+    }
+}
+
+impl Runtime {
+    /// Starts the agent's MCP servers that are not running yet (all at once), lists changed
+    /// tool lists again, and returns the tools for the next model call. A server that cannot
+    /// start is a warning, unless its lifecycle makes it `required`.
+    pub(crate) async fn prepare_tools(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+    ) -> Result<Arc<View>, StopReason> {
+        let servers: Vec<&Arc<McpServer>> = agent.toolbox.servers().collect();
+        if servers.is_empty() {
+            return Ok(agent.toolbox.view());
+        }
+        let results = futures::future::join_all(servers.iter().map(|s| async move {
+            if s.generation() == 0 {
+                s.start().await
+            } else {
+                s.refresh().await
+            }
+        }))
+        .await;
+        for (server, result) in servers.iter().zip(results) {
+            let key = format!("{:p}", Arc::as_ptr(server));
+            match result {
+                Ok(()) => self.mcp_notified.forget(&key),
+                Err(reason) if server.config().lifecycle.required && server.generation() == 0 => {
+                    return Err(StopReason::Error {
+                        code: "mcp_server_failed".to_owned(),
+                        message: reason,
+                    });
+                }
+                Err(reason) => {
+                    if self.mcp_notified.first(&key) {
+                        self.emit(
+                            session_id,
+                            RuntimeEvent::Warning {
+                                message: format!(
+                                    "{reason}\nthe run goes on without its tools until it starts"
+                                ),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        let view = agent.toolbox.refresh_view();
+        for name in &view.shadowed {
+            if self.mcp_notified.first(&format!("shadowed\0{name}")) {
+                self.emit(
+                    session_id,
+                    RuntimeEvent::Warning {
+                        message: format!(
+                            "two toolsets of agent `{}` have a tool `{name}`: the first one is used",
+                            agent.name
+                        ),
+                    },
+                );
+            }
+        }
+        Ok(view)
+    }
+
+    /// Stops every MCP server of every agent (and the processes they started). Call it once
+    /// the runtime is done; servers are also killed if the runtime is dropped.
+    pub async fn stop_servers(&self) {
+        let mut seen = BTreeSet::new();
+        let servers: Vec<&Arc<McpServer>> = self
+            .agents
+            .iter()
+            .flat_map(|a| a.toolbox.servers())
+            .filter(|s| seen.insert(Arc::as_ptr(s)))
+            .collect();
+        futures::future::join_all(servers.iter().map(|s| s.stop())).await;
+    }
+}

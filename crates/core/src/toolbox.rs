@@ -1,0 +1,325 @@
+//! An agent's tools: its built-in toolsets', its MCP servers' (listed when the servers start
+//! and again when they say their tools changed) and the runtime's own, with each toolset's
+//! options applied: `tools` (an allow-list), `readonly` (only read-only tools), `defer`
+//! (hidden until `add_tool`), `toon` and `model`.
+//!
+//! The model-visible list is a snapshot rebuilt only when a server's tool generation or the
+//! set of activated tools changes, so a model call without changes costs one lock and a clone
+//! of the definitions.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use regex::Regex;
+use serde_json::{Map, Value, json};
+use tether_config::Defer;
+use tether_mcp::McpServer;
+use tether_tools::{Tool, ToolDefinition, ToolResult};
+
+pub(crate) const SEARCH_TOOL: &str = "search_tool";
+pub(crate) const ADD_TOOL: &str = "add_tool";
+
+const DEFERRED_INSTRUCTION: &str = "## Deferred Tools\n\nUse search_tool to discover additional tools by keyword (e.g., \"remote\", \"read\", \"write\"). Use add_tool to activate a discovered tool.";
+
+/// Where a toolset's tools come from.
+#[derive(Debug)]
+pub(crate) enum Source {
+    Builtin(Vec<Arc<dyn Tool>>),
+    Mcp(Arc<McpServer>),
+}
+
+/// One `toolsets:` entry.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) source: Source,
+    /// The toolset's `name` (MCP tools are `NAME_tool`).
+    pub(crate) prefix: Option<String>,
+    pub(crate) allow: Option<Vec<String>>,
+    pub(crate) readonly: bool,
+    pub(crate) defer: Defer,
+    pub(crate) toon: Vec<Regex>,
+    /// Index into [`crate::AgentRuntime::tool_models`].
+    pub(crate) model: Option<usize>,
+    /// The toolset's `instruction` as written (MCP: shown once the server runs, with its own
+    /// instructions for `{ORIGINAL_INSTRUCTIONS}`).
+    pub(crate) instruction: Option<String>,
+}
+
+impl Slot {
+    /// The names a tool may be written as in `tools:` and `defer:`: its model-visible name
+    /// and, for a named MCP toolset, its name on the server.
+    fn written_as<'a>(&self, model_name: &'a str) -> [&'a str; 2] {
+        let raw = self
+            .prefix
+            .as_deref()
+            .and_then(|p| model_name.strip_prefix(p))
+            .and_then(|r| r.strip_prefix('_'))
+            .unwrap_or(model_name);
+        [model_name, raw]
+    }
+
+    fn keeps(&self, def: &ToolDefinition) -> bool {
+        let names = self.written_as(&def.name);
+        (!self.readonly || def.read_only)
+            && self
+                .allow
+                .as_ref()
+                .is_none_or(|allow| allow.iter().any(|a| names.contains(&a.as_str())))
+    }
+
+    fn defers(&self, name: &str) -> bool {
+        self.written_as(name).iter().any(|n| self.defer.covers(n))
+    }
+
+    pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
+        match &self.source {
+            Source::Mcp(s) => Some(s),
+            Source::Builtin(_) => None,
+        }
+    }
+}
+
+/// One tool of the agent.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) slot: usize,
+}
+
+/// The tools at one moment.
+#[derive(Debug, Default)]
+pub(crate) struct View {
+    /// Each MCP slot's tool generation, then the number of activated tools.
+    stamp: Vec<u64>,
+    /// Callable tools (deferred ones only once activated), first of a name wins.
+    pub(crate) tools: Vec<Entry>,
+    /// Deferred tools not yet activated.
+    deferred: Vec<Entry>,
+    pub(crate) definitions: Vec<tether_providers::ToolDefinition>,
+    /// The running MCP servers' instructions, for the system prompt.
+    pub(crate) instructions: Vec<String>,
+    /// Tools hidden because an earlier tool has their name.
+    pub(crate) shadowed: Vec<String>,
+}
+
+/// The agent's tools; see the module doc.
+#[derive(Debug)]
+pub(crate) struct Toolbox {
+    pub(crate) slots: Vec<Slot>,
+    /// `transfer_task`, `handoff`, `search_tool` and `add_tool`, run by the runtime.
+    pub(crate) runtime_tools: Vec<ToolDefinition>,
+    view: RwLock<Arc<View>>,
+    activated: Mutex<BTreeSet<String>>,
+}
+
+fn definition(d: &ToolDefinition) -> tether_providers::ToolDefinition {
+    tether_providers::ToolDefinition {
+        name: d.name.clone(),
+        description: d.description.clone(),
+        parameters: d.parameters.clone(),
+    }
+}
+
+/// `text` with `{ORIGINAL_INSTRUCTIONS}` replaced by `original`; `None` when both are empty.
+pub(crate) fn instruction(written: Option<&str>, original: Option<&str>) -> Option<String> {
+    match written {
+        Some(w) if w.contains("{ORIGINAL_INSTRUCTIONS}") => {
+            Some(w.replace("{ORIGINAL_INSTRUCTIONS}", original.unwrap_or("")))
+        }
+        Some(w) => Some(w.to_owned()),
+        None => original.map(str::to_owned),
+    }
+    .filter(|s| !s.trim().is_empty())
+}
+
+impl Toolbox {
+    pub(crate) fn new(slots: Vec<Slot>, mut runtime_tools: Vec<ToolDefinition>) -> Self {
+        if slots.iter().any(|s| s.defer != Defer::None) {
+            runtime_tools.push(search_tool_definition());
+            runtime_tools.push(add_tool_definition());
+        }
+        let toolbox = Self {
+            slots,
+            runtime_tools,
+            view: RwLock::new(Arc::new(View::default())),
+            activated: Mutex::new(BTreeSet::new()),
+        };
+        let view = toolbox.build(toolbox.stamp());
+        *toolbox.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
+        toolbox
+    }
+
+    /// The system-prompt text for deferred tools, when there are any.
+    pub(crate) fn deferred_instruction(&self) -> Option<&'static str> {
+        self.runtime_tools
+            .iter()
+            .any(|d| d.name == SEARCH_TOOL)
+            .then_some(DEFERRED_INSTRUCTION)
+    }
+
+    pub(crate) fn servers(&self) -> impl Iterator<Item = &Arc<McpServer>> {
+        self.slots.iter().filter_map(Slot::server)
+    }
+
+    pub(crate) fn view(&self) -> Arc<View> {
+        Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn stamp(&self) -> Vec<u64> {
+        let activated = self
+            .activated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len() as u64;
+        self.servers()
+            .map(|s| s.generation())
+            .chain([activated])
+            .collect()
+    }
+
+    /// Rebuilds the view if a server's tools or the activated set changed.
+    pub(crate) fn refresh_view(&self) -> Arc<View> {
+        let stamp = self.stamp();
+        let current = self.view();
+        if current.stamp == stamp {
+            return current;
+        }
+        let view = Arc::new(self.build(stamp));
+        *self.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::clone(&view);
+        view
+    }
+
+    fn build(&self, stamp: Vec<u64>) -> View {
+        let activated = self
+            .activated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let mut view = View {
+            stamp,
+            ..View::default()
+        };
+        let mut seen: BTreeSet<String> =
+            self.runtime_tools.iter().map(|d| d.name.clone()).collect();
+        for (index, slot) in self.slots.iter().enumerate() {
+            let tools: Vec<Arc<dyn Tool>> = match &slot.source {
+                Source::Builtin(tools) => tools.clone(),
+                Source::Mcp(server) => {
+                    let original = server.instructions();
+                    if server.generation() > 0
+                        && let Some(text) =
+                            instruction(slot.instruction.as_deref(), original.as_deref())
+                    {
+                        view.instructions.push(text);
+                    }
+                    server.tools().to_vec()
+                }
+            };
+            for tool in tools {
+                let def = tool.definition();
+                if !slot.keeps(def) {
+                    continue;
+                }
+                let name = def.name.clone();
+                if !seen.insert(name.clone()) {
+                    view.shadowed.push(name);
+                    continue;
+                }
+                let deferred = slot.defers(&name) && !activated.contains(&name);
+                let entry = Entry { tool, slot: index };
+                if deferred {
+                    view.deferred.push(entry);
+                } else {
+                    view.tools.push(entry);
+                }
+            }
+        }
+        view.definitions = view
+            .tools
+            .iter()
+            .map(|e| e.tool.definition())
+            .chain(self.runtime_tools.iter())
+            .map(definition)
+            .collect();
+        view
+    }
+
+    /// `search_tool`: deferred tools whose name or description holds `query`.
+    pub(crate) fn search(&self, args: &Map<String, Value>) -> ToolResult {
+        let query = args.get("query").and_then(Value::as_str).unwrap_or("");
+        let needle = query.to_lowercase();
+        let view = self.refresh_view();
+        let found: Vec<Value> = view
+            .deferred
+            .iter()
+            .map(|e| e.tool.definition())
+            .filter(|d| {
+                d.name.to_lowercase().contains(&needle)
+                    || d.description.to_lowercase().contains(&needle)
+            })
+            .map(|d| json!({"name": d.name, "description": d.description}))
+            .collect();
+        if found.is_empty() {
+            return ToolResult::error(format!("No deferred tools found matching '{query}'"));
+        }
+        ToolResult::ok(format!(
+            "Found {} deferred tool(s):\n{}",
+            found.len(),
+            Value::Array(found)
+        ))
+    }
+
+    /// `add_tool`: makes a deferred tool callable from the next model call on.
+    pub(crate) fn add(&self, args: &Map<String, Value>) -> ToolResult {
+        let name = args.get("name").and_then(Value::as_str).unwrap_or("");
+        let view = self.refresh_view();
+        if view.tools.iter().any(|e| e.tool.definition().name == name) {
+            return ToolResult::ok(format!("Tool '{name}' is already active"));
+        }
+        let Some(entry) = view
+            .deferred
+            .iter()
+            .find(|e| e.tool.definition().name == name)
+        else {
+            return ToolResult::error(format!("Tool '{name}' not found."));
+        };
+        self.activated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_owned());
+        ToolResult::ok(format!(
+            "Tool '{name}' has been activated and is now available for use.\n\nDescription: {}",
+            entry.tool.definition().description
+        ))
+    }
+}
+
+fn search_tool_definition() -> ToolDefinition {
+    ToolDefinition {
+        name: SEARCH_TOOL.to_owned(),
+        description: "Search for available deferred tools by name or description. Use this to discover tools that can be activated.".to_owned(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": "Search query to find tools by name or description (case-insensitive)"}},
+            "required": ["query"],
+            "additionalProperties": false
+        }),
+        read_only: true,
+        category: "deferred",
+    }
+}
+
+fn add_tool_definition() -> ToolDefinition {
+    ToolDefinition {
+        name: ADD_TOOL.to_owned(),
+        description: "Activate a deferred tool by name, making it available for use. Use search_tool first to find available tools.".to_owned(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"name": {"type": "string", "description": "The name of the tool to activate"}},
+            "required": ["name"],
+            "additionalProperties": false
+        }),
+        read_only: true,
+        category: "deferred",
+    }
+}
