@@ -24,6 +24,9 @@ pub(crate) enum Command {
     /// Work with hooks without running a model.
     #[command(subcommand)]
     Hooks(HooksCommand),
+    /// Work with an agent's MCP servers without running a model.
+    #[command(subcommand)]
+    Mcp(McpCommand),
     /// Print the JSON Schema of agent files (for editors).
     Schema,
     /// Print a shell completion script.
@@ -49,6 +52,53 @@ pub(crate) enum HooksCommand {
     ImportClaude(ImportClaudeArgs),
     /// List the hook events, one line each.
     Events,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpCommand {
+    /// Start an agent's MCP servers and list each with its transport, status and tools.
+    List(McpListArgs),
+    /// Call one tool through the approval chain and every hook, without a model; print the
+    /// result and the verdicts as JSON.
+    Call(McpCallArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpListArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The agent whose servers to list (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// The directory servers run in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpCallArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The tool, as the model would call it (e.g. `read_note` or `notes_read_note`).
+    pub(crate) tool: String,
+    /// The arguments, a JSON object.
+    #[arg(long, value_name = "JSON", default_value = "{}")]
+    pub(crate) args: String,
+    /// The agent whose tools and hooks to use (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// The directory servers and hooks run in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// Approve the call without asking (the preempt lane and hooks still run).
+    #[arg(long)]
+    pub(crate) yolo: bool,
+    /// Append one JSON line per hook run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hook_log: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -183,6 +183,19 @@ impl EventSink for Console {
                     &format!("▶ {name}({})", call_arguments(&arguments)),
                 );
             }
+            RuntimeEvent::ToolProgress {
+                name,
+                progress,
+                total,
+                message,
+                ..
+            } if !self.hide_tool_calls => {
+                self.line(
+                    s,
+                    DIM,
+                    &crate::render::progress_text(&name, progress, total, message.as_deref()),
+                );
+            }
             RuntimeEvent::ToolResponse {
                 name,
                 response,

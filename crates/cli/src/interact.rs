@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures::future::BoxFuture;
 use tether_core::{Confirmation, ConfirmationRequest, Interaction};
+use tether_mcp::{Elicitation, ElicitationAnswer};
 
 use crate::render::call_arguments;
 
@@ -30,8 +31,14 @@ impl PromptInteraction {
     }
 }
 
-/// Prints `question` on stdout and reads one line from stdin (`None` at end of input).
+/// Prints `question` on stdout and reads one line from stdin, lowercased (`None` at end of
+/// input).
 async fn ask(question: String) -> Option<String> {
+    ask_raw(question).await.map(|a| a.to_lowercase())
+}
+
+/// [`ask`] keeping the answer's case (trimmed).
+async fn ask_raw(question: String) -> Option<String> {
     tokio::task::spawn_blocking(move || {
         let mut o = std::io::stdout().lock();
         let _ = o.write_all(question.as_bytes());
@@ -47,7 +54,7 @@ async fn ask(question: String) -> Option<String> {
         }
         match read {
             Ok(0) | Err(_) => None,
-            Ok(_) => Some(line.trim().to_lowercase()),
+            Ok(_) => Some(line.trim().to_owned()),
         }
     })
     .await
@@ -105,6 +112,15 @@ impl Interaction for PromptInteraction {
             }
             let q = format!("\nMaximum iterations reached ({limit}). Continue? ([y]es/[n]o) ");
             matches!(ask(q).await.as_deref(), Some("y" | "yes"))
+        })
+    }
+
+    fn elicit<'a>(&'a self, request: &'a Elicitation) -> BoxFuture<'a, ElicitationAnswer> {
+        Box::pin(async move {
+            if !self.can_ask {
+                return ElicitationAnswer::Decline;
+            }
+            crate::elicit::answer(request, |q| ask_raw(format!("\n{q}")), crate::out::note).await
         })
     }
 }

@@ -92,12 +92,17 @@ struct Asker {
 
 impl Asker {
     async fn ask(&self, question: &str) -> Option<String> {
+        self.ask_raw(question).await.map(|a| a.to_lowercase())
+    }
+
+    /// [`Self::ask`] keeping the answer's case (trimmed).
+    async fn ask_raw(&self, question: &str) -> Option<String> {
         let (tx, rx) = oneshot::channel();
         if let Ok(mut p) = self.pending.lock() {
             *p = Some(tx);
         }
         self.console.note(question);
-        rx.await.ok().map(|a| a.trim().to_lowercase())
+        rx.await.ok().map(|a| a.trim().to_owned())
     }
 
     /// Hands a line to a pending question; gives it back when nothing waits.
@@ -143,6 +148,17 @@ impl Interaction for Asker {
             let q = format!("Maximum iterations reached ({limit}). Continue? ([y]es/[n]o)");
             matches!(self.ask(&q).await.as_deref(), Some("y" | "yes"))
         })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        request: &'a tether_mcp::Elicitation,
+    ) -> BoxFuture<'a, tether_mcp::ElicitationAnswer> {
+        Box::pin(crate::elicit::answer(
+            request,
+            move |q| async move { self.ask_raw(&q).await },
+            |note| self.console.note(note),
+        ))
     }
 }
 
@@ -246,6 +262,7 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         }
     };
     runtime.end_session(&session, reason).await;
+    runtime.stop_servers().await;
     console.finish();
     #[cfg(feature = "otel")]
     crate::telemetry::shutdown(telemetry).await;

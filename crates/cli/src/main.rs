@@ -6,6 +6,7 @@ mod commands;
 mod common;
 mod console;
 mod docs;
+mod elicit;
 mod interact;
 mod interactive;
 mod out;
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::args::{Cli, Command, HooksCommand};
+use crate::args::{Cli, Command, HooksCommand, McpCommand};
 use crate::common::UserError;
 
 /// Exit statuses (CLI.md).
@@ -65,6 +66,8 @@ fn main() -> ExitCode {
                 commands::import_claude::run(&args.settings)
             }
             Command::Hooks(HooksCommand::Events) => commands::reference::events(),
+            Command::Mcp(McpCommand::List(args)) => commands::mcp::list(args).await,
+            Command::Mcp(McpCommand::Call(args)) => commands::mcp::call(args).await,
             Command::Schema => commands::reference::print(&docs::schema_json()),
             Command::Completions { shell } => commands::reference::completions(shell),
             Command::Docs { which } => commands::reference::docs(&which),

@@ -59,6 +59,17 @@ pub enum McpTransport {
     },
 }
 
+impl McpTransport {
+    /// `stdio`, `streamable`, `sse` or `docker`.
+    pub const fn kind(&self) -> &'static str {
+        match self {
+            Self::Stdio { .. } => "stdio",
+            Self::Remote { transport, .. } => transport.as_str(),
+            Self::Gateway { .. } => "docker",
+        }
+    }
+}
+
 /// `remote.transport_type`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RemoteTransport {

@@ -32,12 +32,15 @@ use tether_protocol::RuntimeEvent;
 
 pub use agent::AgentRuntime;
 pub use compaction::Compaction;
+pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;
 pub use persistence::SessionStore;
 pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
 pub use run::{RunOutcome, StopReason};
 pub use session::Session;
-pub use setup::{ASYNC_HOOK_GRACE, Runtime, RuntimeOptions, SetupError, build_runtime};
+pub use setup::{
+    ASYNC_HOOK_GRACE, Runtime, RuntimeOptions, SetupError, build_runtime, new_session_id,
+};
 pub use store_adapter::{INTERRUPTED, repair_transcript, restore};
 pub use worktree::WorktreeInfo;
 

@@ -201,3 +201,103 @@ impl Runtime {
         futures::future::join_all(servers.iter().map(|s| s.stop())).await;
     }
 }
+
+/// One MCP server of an agent, for `tether mcp list`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ServerReport {
+    /// `SERVER` of `mcp:SERVER:TOOL`.
+    pub name: String,
+    /// `stdio`, `streamable`, `sse` or `docker`.
+    pub transport: &'static str,
+    /// `ready`, `not started`, `down`, `stopped`.
+    pub status: String,
+    /// Why it is down.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_file: Option<std::path::PathBuf>,
+    pub tools: Vec<ToolReport>,
+}
+
+/// One tool as the model and the hooks see it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ToolReport {
+    /// The name the model calls.
+    pub name: String,
+    /// `mcp:SERVER:TOOL`.
+    pub qualified_name: String,
+    pub read_only: bool,
+    /// Hidden until `add_tool` (`defer`).
+    pub deferred: bool,
+    pub description: String,
+}
+
+impl Runtime {
+    /// Starts `agent`'s MCP servers and reports each with the tools the model would see.
+    pub async fn mcp_report(&self, agent: &str) -> Vec<ServerReport> {
+        let Some(agent) = self.agent(agent).cloned() else {
+            return Vec::new();
+        };
+        let _ = self.prepare_tools(&agent, "").await;
+        let view = agent.toolbox.refresh_view();
+        let mut out = Vec::new();
+        for (index, slot) in agent.toolbox.slots.iter().enumerate() {
+            let Some(server) = slot.server() else {
+                continue;
+            };
+            let (status, error) = match server.status().await {
+                tether_mcp::Status::Ready => ("ready", None),
+                tether_mcp::Status::NotStarted => ("not started", None),
+                tether_mcp::Status::Down { reason, .. } => ("down", Some(reason)),
+                tether_mcp::Status::Stopped => ("stopped", None),
+            };
+            let tools = view
+                .entries(index)
+                .map(|(e, deferred)| {
+                    let d = e.tool.definition();
+                    ToolReport {
+                        name: d.name.clone(),
+                        qualified_name: e.tool.qualified_name().unwrap_or_default().to_owned(),
+                        read_only: d.read_only,
+                        deferred,
+                        description: d.description.clone(),
+                    }
+                })
+                .collect();
+            out.push(ServerReport {
+                name: server.name(),
+                transport: server.config().transport.kind(),
+                status: status.to_owned(),
+                error,
+                log_file: server.log_file(),
+                tools,
+            });
+        }
+        out
+    }
+
+    /// Runs one tool call on `session`'s agent as if the model had made it: the whole
+    /// approval chain, the tool, `tool_response_transform` and `post_tool_use`; the result is
+    /// recorded in the session and announced as events.
+    pub async fn call_tool(
+        &self,
+        session: &mut crate::Session,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Result<(), StopReason> {
+        let agent = self.current(session)?;
+        self.prepare_tools(&agent, &session.id).await?;
+        let call = tether_protocol::ToolCall::new(
+            format!("call_{}", uuid::Uuid::now_v7().simple()),
+            name,
+            Value::Object(args.clone()).to_string(),
+        );
+        let mut message = tether_protocol::Message::assistant("");
+        message.tool_calls = vec![call.clone()];
+        message.name.clone_from(&agent.name);
+        self.record(session, message);
+        self.run_tool_calls(&agent, session, &[call], cancel).await;
+        Ok(())
+    }
+}

@@ -91,6 +91,11 @@ impl RuntimeOptions {
     }
 }
 
+/// A new, time-ordered session id.
+pub fn new_session_id() -> String {
+    uuid::Uuid::now_v7().to_string()
+}
+
 /// The default [`RuntimeOptions::async_hook_grace`].
 pub const ASYNC_HOOK_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -365,7 +370,7 @@ impl Runtime {
 
     /// A new, time-ordered session id.
     pub fn new_session_id(&self) -> String {
-        uuid::Uuid::now_v7().to_string()
+        new_session_id()
     }
 
     /// Queues a steering message for the running turn (drained at the next drain point).

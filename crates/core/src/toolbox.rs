@@ -102,6 +102,17 @@ pub(crate) struct View {
     pub(crate) shadowed: Vec<String>,
 }
 
+impl View {
+    /// The tools of slot `index` (callable and deferred), with whether each is deferred.
+    pub(crate) fn entries(&self, index: usize) -> impl Iterator<Item = (&Entry, bool)> {
+        self.tools
+            .iter()
+            .map(|e| (e, false))
+            .chain(self.deferred.iter().map(|e| (e, true)))
+            .filter(move |(e, _)| e.slot == index)
+    }
+}
+
 /// The agent's tools; see the module doc.
 #[derive(Debug)]
 pub(crate) struct Toolbox {

@@ -3,6 +3,7 @@
 pub(crate) mod hooks_check;
 pub(crate) mod hooks_fire;
 pub(crate) mod import_claude;
+pub(crate) mod mcp;
 pub(crate) mod reference;
 pub(crate) mod run;
 pub(crate) mod sessions;

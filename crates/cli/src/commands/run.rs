@@ -105,6 +105,7 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     runtime.start_session(&mut session, source, &cancel).await;
     let outcome = runtime.run(&mut session, Some(prompt), &cancel).await;
     runtime.end_session(&session, "other").await;
+    runtime.stop_servers().await;
     #[cfg(feature = "otel")]
     crate::telemetry::shutdown(telemetry).await;
     if session.store_failed && outcome.reason == StopReason::Normal {
@@ -172,11 +173,13 @@ pub(crate) async fn prepare(
         _ => None,
     };
     let session_store: Arc<dyn tether_core::SessionStore> = store.clone();
+    let session_id = id.clone().unwrap_or_else(tether_core::new_session_id);
     let (runtime, snapshots) = build(
         args,
         &file,
         &agent,
         dir,
+        Some(&session_id),
         Some(session_store),
         sink,
         observers,
@@ -212,7 +215,7 @@ pub(crate) async fn prepare(
     }
     let (mut session, resumed) = match stored {
         Some(s) => (tether_core::restore(s), true),
-        None => (Session::new(runtime.new_session_id(), agent), false),
+        None => (Session::new(session_id, agent), false),
     };
     runtime.save_session(&mut session, first_prompt, resumed);
     if let Some(wt) = &worktree {
@@ -244,6 +247,7 @@ pub(crate) fn build(
     file: &tether_config::AgentFile,
     agent: &str,
     working_dir: PathBuf,
+    session_id: Option<&str>,
     store: Option<Arc<dyn tether_core::SessionStore>>,
     sink: Arc<dyn EventSink>,
     observers: Vec<Arc<dyn HookObserver>>,
@@ -265,6 +269,10 @@ pub(crate) fn build(
     opts.yolo = args.yolo;
     opts.non_interactive = non_interactive;
     opts.shell = Shell::from_env();
+    let home = common::tether_home();
+    // Each session's MCP server logs live together: $TETHER_HOME/logs/SESSION/mcp-NAME.log.
+    opts.mcp_log_dir = session_id.map(|id| home.join("logs").join(id));
+    opts.cache_dir = Some(home.join("cache"));
     opts.observers.extend(observers);
     if let Some(path) = &args.hook_log {
         let log = HookLog::open(path)

@@ -65,6 +65,20 @@ impl EventSink for ExecSink {
             RuntimeEvent::ToolResponse { name, response, .. } if !self.hide_tool_calls => {
                 out(&format!("\n{name} response → {}\n", json_string(&response)));
             }
+            RuntimeEvent::ToolProgress {
+                name,
+                progress,
+                total,
+                message,
+                ..
+            } if !self.hide_tool_calls => {
+                err(&crate::render::progress_text(
+                    &name,
+                    progress,
+                    total,
+                    message.as_deref(),
+                ));
+            }
             RuntimeEvent::Warning { message } => err(&format!("warning: {message}")),
             RuntimeEvent::Error { message, .. } => err(&format!("error: {message}")),
             RuntimeEvent::HookBlocked {

@@ -51,9 +51,37 @@ pub(crate) fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("{s:?}"))
 }
 
+/// `… name: 3/10 (30%) message` for a tool's progress report.
+pub(crate) fn progress_text(
+    name: &str,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> String {
+    let mut text = format!("… {name}: {progress}");
+    if let Some(t) = total.filter(|t| *t > 0.0) {
+        let pct = (progress / t * 100.0).clamp(0.0, 100.0);
+        text.push_str(&format!("/{t} ({pct:.0}%)"));
+    }
+    if let Some(m) = message.filter(|m| !m.is_empty()) {
+        text.push(' ');
+        text.push_str(m);
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_reads_as_a_fraction_with_its_message() {
+        assert_eq!(
+            progress_text("t", 3.0, Some(10.0), Some("step")),
+            "… t: 3/10 (30%) step"
+        );
+        assert_eq!(progress_text("t", 2.5, None, None), "… t: 2.5");
+    }
     use serde_json::json;
 
     #[test]
