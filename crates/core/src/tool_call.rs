@@ -131,10 +131,11 @@ impl Runtime {
                             };
                             let mut result = entry.tool.call(&args, ctx).await;
                             let slot = &agent.toolbox.slots[entry.slot];
-                            if !result.is_error && slot.toon.iter().any(|r| r.is_match(name)) {
-                                if let Some(toon) = tether_tools::toonify(&result.content) {
-                                    result.content = toon;
-                                }
+                            if !result.is_error
+                                && slot.toon.iter().any(|r| r.is_match(name))
+                                && let Some(toon) = tether_tools::toonify(&result.content)
+                            {
+                                result.content = toon;
                             }
                             if slot.model.is_some() {
                                 outcome.model = slot.model;
