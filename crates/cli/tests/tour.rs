@@ -203,6 +203,43 @@ const EXPECTED: &[Expect] = &[
         shows: &["Tool 'shell' is denied by permissions configuration."],
         hides: &["Calling shell"],
     },
+    Expect {
+        command: "tether mcp list mcp.yaml",
+        code: 0,
+        shows: &[
+            "notes (stdio): ready",
+            "mcp:notes:read_note  [read-only]",
+            "mcp:notes:delete_note\n",
+        ],
+        hides: &[],
+    },
+    Expect {
+        command: "echo y | tether run mcp.yaml --exec \"Note: todo=buy milk\"",
+        code: 0,
+        shows: &[
+            "Can I run this tool?",
+            "write_note response → \"saved todo\"",
+        ],
+        hides: &[],
+    },
+    Expect {
+        command: "tether run mcp.yaml --exec \"Read: todo\" </dev/null",
+        code: 0,
+        shows: &["read_note response → \"buy milk\""],
+        hides: &["Can I run this tool?"],
+    },
+    Expect {
+        command: "tether run mcp.yaml --exec \"Delete: todo\" </dev/null",
+        code: 0,
+        shows: &["blocked by pre_tool_use hook", "notes are kept"],
+        hides: &["Calling delete_note"],
+    },
+    Expect {
+        command: "tether mcp call mcp.yaml list_notes",
+        code: 0,
+        shows: &["\"result\": \"todo\"", "\"ran\": true", "mcp-calls.log"],
+        hides: &[],
+    },
 ];
 
 #[test]
@@ -249,6 +286,20 @@ fn every_tour_command_runs_as_the_readme_says() {
             assert!(!text.contains(s), "`{line}` should not show {s:?}:\n{text}");
         }
     }
+
+    // Every MCP call, the blocked one included, is in the `mcp:.*` hook's log; the note it
+    // could not delete is still there.
+    let calls = std::fs::read_to_string(dir.path().join("mcp-calls.log")).unwrap();
+    let tools: Vec<&str> = calls
+        .lines()
+        .map(|l| l.split('"').nth(3).unwrap_or(""))
+        .collect();
+    assert_eq!(
+        tools,
+        ["write_note", "read_note", "delete_note", "list_notes"],
+        "{calls}"
+    );
+    assert!(dir.path().join("notes/todo").is_file());
 
     let audit = std::fs::read_to_string(dir.path().join("audit.log")).unwrap();
     assert_eq!(
