@@ -181,6 +181,37 @@ fn a_mcp_matcher_guards_mcp_tools_only_and_a_blocked_call_never_reaches_the_serv
 }
 
 #[test]
+fn permission_patterns_match_the_qualified_name() {
+    let replies = [
+        call("delete_note", "{name: a}"),
+        call("read_note", "{name: b}"),
+    ]
+    .concat();
+    let p = Project::new(STDIO, "      {}", &replies);
+    let yaml = p.file("agent.yaml");
+    std::fs::write(
+        p.path().join("agent.yaml"),
+        format!("permissions:\n  deny: ['mcp:tether-test:delete_*']\n{yaml}"),
+    )
+    .unwrap();
+    let out = p.run(&[], "", &[]);
+    assert_eq!(out.code, Some(0), "{}", out.all());
+    assert!(
+        out.stdout
+            .contains("Tool 'delete_note' is denied by permissions configuration."),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("Can I run this tool?"),
+        "{}",
+        out.stdout
+    );
+    assert!(p.called("delete_note").is_empty());
+    assert_eq!(p.called("read_note").len(), 1);
+}
+
+#[test]
 fn updated_input_changes_what_the_server_receives() {
     let hooks = r#"      pre_tool_use:
         - matcher: 'mcp:.*:echo'

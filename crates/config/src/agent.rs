@@ -150,7 +150,8 @@ pub enum Defer {
     /// Every tool is in the model's list.
     #[default]
     None,
-    /// Every tool of the set waits for `add_tool` (and an MCP server for its first use).
+    /// Every tool of the set waits for `add_tool` (an MCP server still starts with the run, so
+    /// `search_tool` can find its tools).
     All,
     /// These tools wait for `add_tool`.
     Tools(Vec<String>),
