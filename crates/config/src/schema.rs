@@ -567,6 +567,11 @@ pub fn agent_file_schema() -> Value {
         .collect();
     let mut toolset = object(TOOLSET_FIELDS, &["type"]);
     toolset["properties"]["defer"] = defer_schema(TOOLSET_FIELDS);
+    // An MCP toolset says where its server is: a command, a remote URL or a `ref`.
+    toolset["allOf"] = json!([{
+        "if": {"properties": {"type": {"const": "mcp"}}, "required": ["type"]},
+        "then": {"anyOf": [{"required": ["command"]}, {"required": ["remote"]}, {"required": ["ref"]}]},
+    }]);
     let mut mcp_server = object(MCP_SERVER_FIELDS, &[]);
     mcp_server["properties"]["defer"] = defer_schema(MCP_SERVER_FIELDS);
     let mut model = object(MODEL_FIELDS, &["provider", "model"]);

@@ -173,6 +173,16 @@ impl Service {
         self.exited
     }
 
+    /// Waits up to `within` for the child's stderr to reach end of file, so that
+    /// [`Self::stderr_tail`] holds its last words (after it exited).
+    pub async fn stderr_done(&mut self, within: Duration) {
+        if let Some(task) = self.stderr_task.as_mut()
+            && tokio::time::timeout(within, task).await.is_ok()
+        {
+            self.stderr_task = None;
+        }
+    }
+
     /// Stops the service: waits `grace` for it to exit by itself (the caller closed stdin),
     /// then SIGTERM to the group, `grace` again, then SIGKILL. The group is killed in every
     /// case, so nothing it started survives; the stderr log is complete on return.

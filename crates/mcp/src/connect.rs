@@ -44,7 +44,8 @@ impl Connection {
     }
 
     /// Why the connection is gone: the oversized message, the exit status, the stderr tail.
-    pub(crate) fn death(&mut self) -> String {
+    /// A process whose pipe just closed gets a moment to exit, so its status can be told.
+    pub(crate) async fn death(&mut self) -> String {
         if let Some(why) = self
             .broken
             .lock()
@@ -56,10 +57,17 @@ impl Connection {
         let Some(child) = self.child.as_mut() else {
             return "the connection closed".to_owned();
         };
-        let status = match child.try_exit() {
-            Some(s) => describe_exit(s),
-            None => "closed the connection".to_owned(),
+        let exit = match child.try_exit() {
+            Some(s) => Some(s),
+            None => tokio::time::timeout(EXIT_WAIT, child.wait())
+                .await
+                .ok()
+                .flatten(),
         };
+        if exit.is_some() {
+            child.stderr_done(EXIT_WAIT).await;
+        }
+        let status = exit.map_or_else(|| "closed the connection".to_owned(), describe_exit);
         with_tail(&format!("the server {status}"), &child.stderr_tail())
     }
 
@@ -74,6 +82,10 @@ impl Connection {
         }
     }
 }
+
+/// How long a process whose connection closed may take to exit before it is reported as
+/// having closed the connection (a crash's exit status is worth the wait).
+const EXIT_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
 
 pub(crate) fn describe_exit(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
@@ -258,7 +270,10 @@ async fn stdio(
             // Give a dying server a moment so its exit status and last words are known.
             let _ = tokio::time::timeout(std::time::Duration::from_millis(300), child.wait()).await;
             let what = match child.try_exit() {
-                Some(status) => format!("the server {}", describe_exit(status)),
+                Some(status) => {
+                    child.stderr_done(EXIT_WAIT).await;
+                    format!("the server {}", describe_exit(status))
+                }
                 None => init_error(&e),
             };
             let message = with_tail(&what, &child.stderr_tail());

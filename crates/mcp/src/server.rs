@@ -303,7 +303,7 @@ impl Core {
         if let State::Ready(conn) = &mut *state
             && !conn.is_alive()
         {
-            let reason = conn.death();
+            let reason = conn.death().await;
             return Status::Down {
                 reason,
                 retrying: self.cfg.lifecycle.restart != Restart::Never,
@@ -347,7 +347,7 @@ impl Core {
                     fresh: false,
                 });
             }
-            let reason = conn.death();
+            let reason = conn.death().await;
             let clean = conn
                 .child
                 .as_mut()
@@ -580,7 +580,13 @@ impl Core {
     /// permitting), or answered with a protocol error.
     async fn failed_call(&self, error: &str) -> ToolResult {
         let death = match &mut *self.state.lock().await {
-            State::Ready(conn) => (!conn.is_alive()).then(|| conn.death()),
+            State::Ready(conn) => {
+                if conn.is_alive() {
+                    None
+                } else {
+                    Some(conn.death().await)
+                }
+            }
             State::Idle | State::Down { .. } | State::Stopped => None,
         };
         match death {
