@@ -118,6 +118,7 @@ impl Observed {
             | RuntimeEvent::HookStarted { .. }
             | RuntimeEvent::HookFinished { .. }
             | RuntimeEvent::HookBlocked { .. }
+            | RuntimeEvent::ToolProgress { .. }
             | RuntimeEvent::Warning { .. } => None,
         }
     }

@@ -477,6 +477,7 @@ fn otel_observed_events_leave_out_text_and_ignore_deltas() {
                 name: "shell".into(),
                 response: "a lot of output".into(),
                 is_error: false,
+                structured: None,
             },
             RuntimeEvent::AgentTextDelta {
                 agent: "root".into(),
