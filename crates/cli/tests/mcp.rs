@@ -424,11 +424,27 @@ fn a_docker_server_without_docker_says_what_is_missing() {
         }
     }
     let out = p.run(&["--yolo"], "", &[("PATH", bin.to_str().unwrap())]);
-    assert!(out.stderr.contains("docker"), "{}", out.all());
     assert!(
-        out.stderr.contains("Docker") && out.stderr.contains("install"),
+        out.stderr.contains("runs through the Docker MCP Gateway, but `docker` is not on PATH: install Docker Desktop"),
         "{}",
-        out.stderr
+        out.all()
+    );
+    // Docker without its `mcp` plugin answers as the real one does.
+    std::fs::write(
+        bin.join("docker"),
+        "#!/bin/bash\necho 'docker: unknown command: docker mcp' >&2\necho >&2\necho \"Run 'docker --help' for more information\" >&2\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        bin.join("docker"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let out = p.run(&["--yolo"], "", &[("PATH", bin.to_str().unwrap())]);
+    assert!(
+        out.stderr.contains("the `docker mcp` CLI plugin is missing (`docker mcp version`: docker: unknown command: docker mcp): install Docker Desktop"),
+        "{}",
+        out.all()
     );
 }
 

@@ -167,7 +167,8 @@ async fn check_docker(lookup: &dyn Lookup) -> Result<(), String> {
         return Ok(());
     }
     let stderr = record.stderr.lossy();
-    let said = stderr.trim();
+    // Docker's first line says it; the rest is usage advice.
+    let said = stderr.trim().lines().next().unwrap_or_default().trim();
     if said.contains("unknown command") || said.contains("is not a docker command") {
         return Err(format!(
             "this server runs through the Docker MCP Gateway, but the `docker mcp` CLI plugin is missing (`docker mcp version`: {said}): {INSTALL_HINT}"
