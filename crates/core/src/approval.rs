@@ -1,16 +1,29 @@
-//! The tool-approval chain (hooks-spec §6.1 with DECISIONS X2, X6, X8, X9): preempt lane,
-//! `--yolo`, permission rules, default-lane `pre_tool_use`, read-only hint, `permission_request`,
-//! then the user. Every decision fires `on_tool_approval_decision` with its source.
+//! The approval ladder: one function decides whether a tool call runs, and both the runtime
+//! and `tether hooks decide` use it, so they cannot disagree. The steps, in order (see
+//! docs/design.md, "The approval ladder"):
+//!
+//! 1. the preempt lane of `pre_tool_use` (runs even under `--yolo`; deny ends here, ask goes
+//!    straight to the user),
+//! 2. `--yolo` (or "all" answered earlier), then the session's and the team's permissions,
+//! 3. the default lane of `pre_tool_use` (its `updated_input` rewrites the call),
+//! 4. the tool's read-only hint,
+//! 5. `permission_request` hooks, answering for the user,
+//! 6. the user.
+//!
+//! The runtime fires `on_tool_approval_decision` with the ladder's source, and asks the user
+//! when the ladder says ask.
 
 use std::collections::BTreeMap;
 
+use serde::Serialize;
 use serde_json::{Map, Value};
 use tether_config::PermissionVerdict;
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision, RuntimeEvent, ToolCall};
+use tether_hooks::HookResult;
+use tether_hooks::events::{PermissionRequestOutcome, PreToolUseOutcome, ToolVerdict};
+use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::run::blocking_hook;
 use crate::session::Session;
 use crate::setup::Runtime;
 use crate::tool_call::{Target, arguments};
@@ -27,11 +40,106 @@ pub(crate) enum Approval {
     Cancelled,
 }
 
+/// The ladder's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Allow,
+    /// A person must confirm (after `permission_request` hooks left it open).
+    Ask,
+    Deny,
+}
+
+/// The hook step that refused a call, for the notice.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Blocked {
+    pub event: &'static str,
+    pub hook: String,
+    pub message: String,
+}
+
+/// The ladder's decision for one call, with everything that led to it.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    pub decision: Decision,
+    /// The `approval_source` `on_tool_approval_decision` gets (`yolo`,
+    /// `team_permissions_deny`, `pre_tool_use_hook_allow`, `readonly_hint`, …); for an ask,
+    /// what asks: `preempt_hook_ask`, `team_permissions_ask`, `pre_tool_use_hook_ask` or
+    /// `user_confirmation` (no step decided).
+    pub source: &'static str,
+    /// Why, in the deciding hook's words (empty for rules).
+    pub reason: String,
+    /// The arguments the tool would run with.
+    pub arguments: Map<String, Value>,
+    /// Annotations for the confirmation.
+    pub metadata: BTreeMap<String, String>,
+    pub blocked: Option<Blocked>,
+    /// Every hook dispatch of the ladder, in order (kept only when asked for).
+    pub dispatches: Vec<HookResult>,
+    /// The model's text for a denied call.
+    denial: String,
+}
+
 fn with_reason(base: &str, reason: &str) -> String {
     if reason.is_empty() {
         base.to_owned()
     } else {
         format!("{base} Reason: {reason}")
+    }
+}
+
+/// Whether the ladder reports hook results as it goes (the runtime) or keeps them for the
+/// caller (`hooks decide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Live,
+    DryRun,
+}
+
+/// Where a hook step runs.
+struct Step<'a> {
+    agent: &'a AgentRuntime,
+    session_id: &'a str,
+    mode: Mode,
+    cancel: &'a CancellationToken,
+}
+
+impl Verdict {
+    fn end(mut self, decision: Decision, source: &'static str) -> Self {
+        self.decision = decision;
+        self.source = source;
+        self
+    }
+
+    fn deny(
+        self,
+        source: &'static str,
+        reason: String,
+        denial: String,
+        blocked: Option<Blocked>,
+    ) -> Self {
+        let mut v = self.end(Decision::Deny, source);
+        v.reason = reason;
+        v.denial = denial;
+        v.blocked = blocked;
+        v
+    }
+
+    /// A hook step's deny.
+    fn denied_by(
+        self,
+        event: &'static str,
+        source: &'static str,
+        reason: String,
+        hook: String,
+        denial: String,
+    ) -> Self {
+        let blocked = Blocked {
+            event,
+            hook,
+            message: reason.clone(),
+        };
+        self.deny(source, reason, denial, Some(blocked))
     }
 }
 
@@ -75,6 +183,183 @@ impl Runtime {
         .await;
     }
 
+    /// One hook step: dispatches, then shows its warnings (live) or keeps it (dry run).
+    async fn step(
+        &self,
+        at: &Step<'_>,
+        event: HookEvent,
+        lane: Lane,
+        input: HookInput,
+        v: &mut Verdict,
+    ) -> HookResult {
+        let r = at
+            .agent
+            .executor
+            .dispatch(event, lane, input, at.cancel)
+            .await;
+        match at.mode {
+            Mode::Live => self.surface(at.session_id, &r),
+            Mode::DryRun => v.dispatches.push(r.clone()),
+        }
+        r
+    }
+
+    /// The approval ladder (see the module doc). Runs every hook the decision needs, never
+    /// the tool and never a prompt.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the ladder reads best as one flat sequence of steps"
+    )]
+    pub(crate) async fn ladder(
+        &self,
+        agent: &AgentRuntime,
+        session: &Session,
+        call: &ToolCall,
+        target: Target<'_>,
+        mode: Mode,
+        cancel: &CancellationToken,
+    ) -> Verdict {
+        let name = call.function.name.as_str();
+        let names: &[&str] = if target.qualified.is_empty() {
+            &[name]
+        } else {
+            &[name, target.qualified]
+        };
+        let mut v = Verdict {
+            decision: Decision::Ask,
+            source: "user_confirmation",
+            reason: String::new(),
+            arguments: arguments(call),
+            metadata: BTreeMap::new(),
+            blocked: None,
+            dispatches: Vec::new(),
+            denial: String::new(),
+        };
+        let at = Step {
+            agent,
+            session_id: &session.id,
+            mode,
+            cancel,
+        };
+
+        // 1. The preempt lane.
+        if agent.executor.has(HookEvent::PreToolUse, Lane::Preempt) {
+            let input = self.tool_input(agent, session, call, target, &v.arguments);
+            let r = self
+                .step(&at, HookEvent::PreToolUse, Lane::Preempt, input, &mut v)
+                .await;
+            let o = PreToolUseOutcome::of(&r);
+            match o.verdict {
+                ToolVerdict::Deny { reason, hook } => {
+                    let denial = with_reason(
+                        "The tool call was rejected by a pre_tool_use hook.",
+                        &reason,
+                    );
+                    return v.denied_by(
+                        "pre_tool_use",
+                        "pre_tool_use_hook_deny",
+                        reason,
+                        hook,
+                        denial,
+                    );
+                }
+                ToolVerdict::Ask => {
+                    v.metadata = o.metadata;
+                    return v.end(Decision::Ask, "preempt_hook_ask");
+                }
+                ToolVerdict::Allow | ToolVerdict::Pass => {}
+            }
+        }
+
+        // 2. --yolo, then the session's permissions, then the team's.
+        if session.tools_approved {
+            return v.end(Decision::Allow, "yolo");
+        }
+        if session
+            .approved_tools
+            .iter()
+            .any(|p| names.iter().any(|n| p.matches(n, &v.arguments)))
+        {
+            return v.end(Decision::Allow, "session_permissions_allow");
+        }
+        let mut ask: Option<&'static str> = None;
+        match self.permissions.check_names(names, &v.arguments) {
+            Some(PermissionVerdict::Deny) => {
+                let denial = format!("Tool '{name}' is denied by permissions configuration.");
+                return v.deny("team_permissions_deny", String::new(), denial, None);
+            }
+            Some(PermissionVerdict::Allow) => {
+                return v.end(Decision::Allow, "team_permissions_allow");
+            }
+            Some(PermissionVerdict::Ask) => ask = Some("team_permissions_ask"),
+            None => {}
+        }
+
+        if ask.is_none() {
+            // 3. The default lane (read-only tools reach it too).
+            if agent.executor.has(HookEvent::PreToolUse, Lane::Default) {
+                let input = self.tool_input(agent, session, call, target, &v.arguments);
+                let r = self
+                    .step(&at, HookEvent::PreToolUse, Lane::Default, input, &mut v)
+                    .await;
+                let o = PreToolUseOutcome::of(&r);
+                o.apply(&mut v.arguments);
+                match o.verdict {
+                    ToolVerdict::Deny { reason, hook } => {
+                        let denial = format!("Tool call blocked by hook: {reason}");
+                        return v.denied_by(
+                            "pre_tool_use",
+                            "pre_tool_use_hook_deny",
+                            reason,
+                            hook,
+                            denial,
+                        );
+                    }
+                    ToolVerdict::Allow => return v.end(Decision::Allow, "pre_tool_use_hook_allow"),
+                    ToolVerdict::Ask => ask = Some("pre_tool_use_hook_ask"),
+                    ToolVerdict::Pass => {}
+                }
+            }
+            // 4. Read-only tools need no confirmation.
+            if ask.is_none() && target.def.read_only {
+                return v.end(Decision::Allow, "readonly_hint");
+            }
+        }
+
+        // 5. permission_request hooks may answer for the user.
+        let input = self.tool_input(agent, session, call, target, &v.arguments);
+        let r = self
+            .step(
+                &at,
+                HookEvent::PermissionRequest,
+                Lane::Default,
+                input,
+                &mut v,
+            )
+            .await;
+        let o = PermissionRequestOutcome::of(&r);
+        match o.verdict {
+            ToolVerdict::Deny { reason, hook } => {
+                let denial = with_reason(
+                    "The tool call was rejected by a permission_request hook.",
+                    &reason,
+                );
+                v.denied_by(
+                    "permission_request",
+                    "permission_request_hook_deny",
+                    reason,
+                    hook,
+                    denial,
+                )
+            }
+            ToolVerdict::Allow => v.end(Decision::Allow, "permission_request_hook_allow"),
+            ToolVerdict::Ask | ToolVerdict::Pass => {
+                v.metadata = o.metadata;
+                v.end(Decision::Ask, ask.unwrap_or("user_confirmation"))
+            }
+        }
+    }
+
     /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
     pub(crate) fn approve<'a>(
         &'a self,
@@ -87,6 +372,8 @@ impl Runtime {
         Box::pin(self.approve_inner(agent, session, call, target, cancel))
     }
 
+    /// The ladder, then its consequences: the notice of a hook's deny, the
+    /// `on_tool_approval_decision` hooks, and for an ask, the user.
     async fn approve_inner(
         &self,
         agent: &AgentRuntime,
@@ -95,172 +382,39 @@ impl Runtime {
         target: Target<'_>,
         cancel: &CancellationToken,
     ) -> Approval {
-        let name = call.function.name.as_str();
-        let names: &[&str] = if target.qualified.is_empty() {
-            &[name]
-        } else {
-            &[name, target.qualified]
-        };
-        let mut args = arguments(call);
-        let mut metadata: BTreeMap<String, String> = BTreeMap::new();
-
-        // 1. The preempt lane runs before --yolo and the permission rules.
-        let mut forced_ask = false;
-        if agent.executor.has(HookEvent::PreToolUse, Lane::Preempt) {
-            let input = self.tool_input(agent, session, call, target, &args);
-            let r = agent
-                .executor
-                .dispatch(HookEvent::PreToolUse, Lane::Preempt, input.clone(), cancel)
-                .await;
-            self.surface(&session.id, &r);
-            match r.decision {
-                Some(PermissionDecision::Deny) => {
-                    self.emit(
-                        &session.id,
-                        RuntimeEvent::HookBlocked {
-                            event: "pre_tool_use".to_owned(),
-                            hook: blocking_hook(&r),
-                            message: r.decision_reason.clone(),
-                        },
-                    );
-                    self.decided(agent, input, "deny", "pre_tool_use_hook_deny")
-                        .await;
-                    return Approval::Synthesised(with_reason(
-                        "The tool call was rejected by a pre_tool_use hook.",
-                        &r.decision_reason,
-                    ));
-                }
-                Some(PermissionDecision::Ask) => {
-                    forced_ask = true;
-                    metadata = r.metadata;
-                }
-                Some(PermissionDecision::Allow) | None => {}
-            }
+        let v = self
+            .ladder(agent, session, call, target, Mode::Live, cancel)
+            .await;
+        if let Some(b) = &v.blocked {
+            self.emit(
+                &session.id,
+                RuntimeEvent::HookBlocked {
+                    event: b.event.to_owned(),
+                    hook: b.hook.clone(),
+                    message: b.message.clone(),
+                },
+            );
         }
-
-        if !forced_ask {
-            let input = self.tool_input(agent, session, call, target, &args);
-            // 2. --yolo, then session permissions, then the team's.
-            if session.tools_approved {
-                self.decided(agent, input, "allow", "yolo").await;
-                return Approval::Run(args);
+        let input = self.tool_input(agent, session, call, target, &v.arguments);
+        match v.decision {
+            Decision::Allow => {
+                self.decided(agent, input, "allow", v.source).await;
+                return Approval::Run(v.arguments);
             }
-            if session
-                .approved_tools
-                .iter()
-                .any(|p| names.iter().any(|n| p.matches(n, &args)))
-            {
-                self.decided(agent, input, "allow", "session_permissions_allow")
-                    .await;
-                return Approval::Run(args);
+            Decision::Deny => {
+                self.decided(agent, input, "deny", v.source).await;
+                return Approval::Synthesised(v.denial);
             }
-            let mut ask = false;
-            match self.permissions.check_names(names, &args) {
-                Some(PermissionVerdict::Deny) => {
-                    self.decided(agent, input, "deny", "team_permissions_deny")
-                        .await;
-                    return Approval::Synthesised(format!(
-                        "Tool '{name}' is denied by permissions configuration."
-                    ));
-                }
-                Some(PermissionVerdict::Allow) => {
-                    self.decided(agent, input, "allow", "team_permissions_allow")
-                        .await;
-                    return Approval::Run(args);
-                }
-                Some(PermissionVerdict::Ask) => ask = true,
-                None => {}
-            }
-            if !ask {
-                // 3. Default-lane pre_tool_use (read-only tools reach it too: X6).
-                if agent.executor.has(HookEvent::PreToolUse, Lane::Default) {
-                    let r = agent
-                        .executor
-                        .dispatch(HookEvent::PreToolUse, Lane::Default, input, cancel)
-                        .await;
-                    self.surface(&session.id, &r);
-                    if let Some(merged) = r.apply_updated_input(Some(&args)) {
-                        args = merged;
-                    }
-                    let input = self.tool_input(agent, session, call, target, &args);
-                    if !r.allowed {
-                        self.emit(
-                            &session.id,
-                            RuntimeEvent::HookBlocked {
-                                event: "pre_tool_use".to_owned(),
-                                hook: blocking_hook(&r),
-                                message: r.message.clone(),
-                            },
-                        );
-                        self.decided(agent, input, "deny", "pre_tool_use_hook_deny")
-                            .await;
-                        return Approval::Synthesised(format!(
-                            "Tool call blocked by hook: {}",
-                            r.message
-                        ));
-                    }
-                    match r.decision {
-                        Some(PermissionDecision::Allow) => {
-                            self.decided(agent, input, "allow", "pre_tool_use_hook_allow")
-                                .await;
-                            return Approval::Run(args);
-                        }
-                        Some(PermissionDecision::Ask) => ask = true,
-                        Some(PermissionDecision::Deny) | None => {}
-                    }
-                }
-                // 4. Read-only tools need no confirmation.
-                if !ask && target.def.read_only {
-                    let input = self.tool_input(agent, session, call, target, &args);
-                    self.decided(agent, input, "allow", "readonly_hint").await;
-                    return Approval::Run(args);
-                }
-            }
-            // 5–6. Ask: a permission_request hook may answer for the user.
-            let input = self.tool_input(agent, session, call, target, &args);
-            let r = self
-                .fire(
-                    agent,
-                    &session.id,
-                    HookEvent::PermissionRequest,
-                    input.clone(),
-                    cancel,
-                )
-                .await;
-            if !r.allowed {
-                self.emit(
-                    &session.id,
-                    RuntimeEvent::HookBlocked {
-                        event: "permission_request".to_owned(),
-                        hook: blocking_hook(&r),
-                        message: r.message.clone(),
-                    },
-                );
-                self.decided(agent, input, "deny", "permission_request_hook_deny")
-                    .await;
-                return Approval::Synthesised(with_reason(
-                    "The tool call was rejected by a permission_request hook.",
-                    &r.message,
-                ));
-            }
-            if r.permission_allowed {
-                self.decided(agent, input, "allow", "permission_request_hook_allow")
-                    .await;
-                return Approval::Run(args);
-            }
-            let preempt = std::mem::take(&mut metadata);
-            metadata = r.metadata;
-            metadata.extend(preempt);
+            Decision::Ask => {}
         }
 
         // The user decides.
-        let input = self.tool_input(agent, session, call, target, &args);
         let request = ConfirmationRequest {
             agent: agent.name.clone(),
             tool_call_id: call.id.clone(),
-            tool_name: name.to_owned(),
-            arguments: Value::Object(args.clone()),
-            metadata: (!metadata.is_empty()).then_some(metadata),
+            tool_name: call.function.name.clone(),
+            arguments: Value::Object(v.arguments.clone()),
+            metadata: (!v.metadata.is_empty()).then_some(v.metadata),
         };
         self.emit(
             &session.id,
@@ -279,13 +433,13 @@ impl Runtime {
         match answer {
             Confirmation::Yes => {
                 self.decided(agent, input, "allow", "user_approved").await;
-                Approval::Run(args)
+                Approval::Run(v.arguments)
             }
             Confirmation::All => {
                 session.tools_approved = true;
                 self.decided(agent, input, "allow", "user_approved_session")
                     .await;
-                Approval::Run(args)
+                Approval::Run(v.arguments)
             }
             Confirmation::No { reason } => {
                 self.decided(agent, input, "deny", "user_rejected").await;
@@ -300,5 +454,47 @@ impl Runtime {
                 Approval::Cancelled
             }
         }
+    }
+
+    /// The approval ladder as a dry run for one call of `session`'s agent: every hook the
+    /// real call would run up to the decision, never the tool, never a prompt, and no
+    /// `on_tool_approval_decision`. `Err` for a tool the agent does not have.
+    pub async fn decide(
+        &self,
+        session: &Session,
+        tool: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> Result<Verdict, String> {
+        let agent = self.current(session).map_err(|e| format!("{e:?}"))?;
+        if agent.tool(tool).is_none() && agent.runtime_tool(tool).is_none() {
+            // MCP tools are known once their servers run.
+            self.prepare_tools(&agent, &session.id)
+                .await
+                .map_err(|e| format!("{e:?}"))?;
+        }
+        let entry = agent.tool(tool);
+        let def = match (&entry, agent.runtime_tool(tool)) {
+            (Some(e), _) => e.tool.definition(),
+            (None, Some(d)) => d,
+            (None, None) => {
+                return Err(format!(
+                    "agent `{}` has no tool `{tool}` (tools: {})",
+                    agent.name,
+                    agent.tool_names().join(", ")
+                ));
+            }
+        };
+        let target = Target {
+            def,
+            qualified: entry
+                .as_ref()
+                .and_then(|e| e.tool.qualified_name())
+                .unwrap_or(""),
+        };
+        let call = ToolCall::new("call_decide", tool, Value::Object(args.clone()).to_string());
+        Ok(self
+            .ladder(&agent, session, &call, target, Mode::DryRun, cancel)
+            .await)
     }
 }

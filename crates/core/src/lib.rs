@@ -31,6 +31,7 @@ use futures::future::BoxFuture;
 use tether_protocol::RuntimeEvent;
 
 pub use agent::AgentRuntime;
+pub use approval::{Blocked, Decision, Verdict};
 pub use compaction::Compaction;
 pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;

@@ -64,24 +64,6 @@ pub(crate) struct RunState {
 /// `stop_hook_active` must not loop forever.
 pub(crate) const MAX_STOP_CONTINUATIONS: u32 = 10;
 
-/// The hook that made a result block, for notices.
-pub(crate) fn blocking_hook(r: &HookResult) -> String {
-    r.runs
-        .iter()
-        .rev()
-        .find(|run| {
-            matches!(run.verdict, "deny" | "block")
-                || matches!(
-                    run.status,
-                    tether_hooks::RunStatus::Blocked
-                        | tether_hooks::RunStatus::Failed
-                        | tether_hooks::RunStatus::TimedOut
-                )
-        })
-        .map(|run| run.name.clone())
-        .unwrap_or_default()
-}
-
 impl Runtime {
     pub(crate) fn current(&self, session: &Session) -> Result<Arc<AgentRuntime>, StopReason> {
         self.agent(&session.agent)
@@ -203,7 +185,7 @@ impl Runtime {
             session_id,
             RuntimeEvent::HookBlocked {
                 event: event.wire_name().to_owned(),
-                hook: blocking_hook(r),
+                hook: r.blocking_hook(),
                 message: message.clone(),
             },
         );

@@ -10,6 +10,7 @@ mod async_hooks;
 pub mod builtins;
 pub mod claude;
 mod command_runner;
+pub mod events;
 mod executor;
 mod http_client;
 mod http_hook;
