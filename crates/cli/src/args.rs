@@ -46,8 +46,12 @@ pub(crate) enum Command {
 pub(crate) enum HooksCommand {
     /// Validate an agent file and list the effective hooks of an agent, per event.
     Check(CheckArgs),
-    /// Dispatch one event through an agent's hooks and print the aggregated result as JSON.
+    /// Dispatch one event through an agent's hooks and print the aggregated result as JSON
+    /// (one event, not the approval decision: see `decide`).
     Fire(FireArgs),
+    /// Decide one tool call as the runtime would (the whole approval ladder, hooks included,
+    /// never the tool, never a prompt) and print the decision as JSON.
+    Decide(DecideArgs),
     /// Print the Tether `hooks:` YAML (and `permissions`) equivalent to a Claude Code settings file.
     ImportClaude(ImportClaudeArgs),
     /// List the hook events, one line each.
@@ -194,6 +198,31 @@ pub(crate) struct CheckArgs {
 pub(crate) struct ImportClaudeArgs {
     /// The Claude Code settings file (e.g. `.claude/settings.json`).
     pub(crate) settings: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DecideArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The tool, as the model would call it.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) tool: String,
+    /// The call: a hook Input JSON (its `tool_input` is used) or the arguments object itself
+    /// (`-` for standard input; default `{}`).
+    #[arg(long, value_name = "FILE|-")]
+    pub(crate) input: Option<String>,
+    /// Decide as under `--yolo`.
+    #[arg(long)]
+    pub(crate) yolo: bool,
+    /// The agent whose tools, hooks and permissions to use (default: `root`, else the first).
+    #[arg(long, value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// The directory hooks run in (default: the current one).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// Append one JSON line per hook run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hook_log: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

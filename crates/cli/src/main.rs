@@ -62,6 +62,7 @@ fn main() -> ExitCode {
             Command::Sessions(cmd) => commands::sessions::run(cmd),
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
+            Command::Hooks(HooksCommand::Decide(args)) => commands::hooks_decide::run(args).await,
             Command::Hooks(HooksCommand::ImportClaude(args)) => {
                 commands::import_claude::run(&args.settings)
             }

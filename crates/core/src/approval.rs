@@ -105,6 +105,11 @@ struct Step<'a> {
 }
 
 impl Verdict {
+    /// What the model is told when the call is denied (empty otherwise).
+    pub fn denial(&self) -> &str {
+        &self.denial
+    }
+
     fn end(mut self, decision: Decision, source: &'static str) -> Self {
         self.decision = decision;
         self.source = source;

@@ -73,6 +73,16 @@ pub enum Lane {
     Default,
 }
 
+impl Lane {
+    /// `preempt` or `default`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Preempt => "preempt",
+            Self::Default => "default",
+        }
+    }
+}
+
 impl HookEvent {
     /// All 26 events, in validation order.
     pub const ALL: [Self; 26] = [

@@ -56,13 +56,14 @@ impl EventSink for Collect {
     }
 }
 
-struct Built {
-    runtime: Runtime,
-    agent: String,
+/// A runtime for commands that call no model.
+pub(crate) struct Built {
+    pub(crate) runtime: Runtime,
+    pub(crate) agent: String,
     events: Arc<Collect>,
 }
 
-fn build(
+pub(crate) fn build(
     file: &std::path::Path,
     agent: Option<&str>,
     dir: Option<&std::path::PathBuf>,

@@ -1,6 +1,7 @@
 //! One module per command.
 
 pub(crate) mod hooks_check;
+pub(crate) mod hooks_decide;
 pub(crate) mod hooks_fire;
 pub(crate) mod import_claude;
 pub(crate) mod mcp;

@@ -1,0 +1,134 @@
+//! `tether hooks decide AGENT.yaml --tool NAME`: the approval ladder as a dry run (CLI.md).
+//! It is the runtime's own ladder (`Runtime::decide`), so its answer is the one a real call
+//! gets.
+
+use std::io::Read;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use tether_core::{Blocked, Decision, Session};
+use tether_hooks::duration_ms;
+use tokio_util::sync::CancellationToken;
+
+use crate::args::DecideArgs;
+use crate::common::user_error;
+use crate::{out, status};
+
+#[derive(Debug, Serialize)]
+struct DecideOutput<'a> {
+    tool: &'a str,
+    decision: Decision,
+    source: &'a str,
+    reason: &'a str,
+    /// What the model is told when the call is denied.
+    #[serde(skip_serializing_if = "str::is_empty")]
+    message: &'a str,
+    /// The arguments the tool would get.
+    updated_input: &'a Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a std::collections::BTreeMap<String, String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    blocked: Option<&'a Blocked>,
+    hooks: Vec<DecideHook<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct DecideHook<'a> {
+    event: &'static str,
+    lane: &'static str,
+    name: &'a str,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    status: &'a str,
+    verdict: &'a str,
+    exit_code: Option<i32>,
+    duration_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<&'a str>,
+}
+
+/// The call's arguments: the `tool_input` of a hook Input, or the object itself.
+fn read_arguments(arg: Option<&str>) -> anyhow::Result<Map<String, Value>> {
+    let text = match arg {
+        None => return Ok(Map::new()),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::stdin()
+                .read_to_string(&mut s)
+                .map_err(|e| user_error(format!("cannot read the input from stdin: {e}")))?;
+            s
+        }
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| user_error(format!("cannot read `{path}`: {e}")))?,
+    };
+    if text.trim().is_empty() {
+        return Ok(Map::new());
+    }
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(mut m)) => match m.remove("tool_input") {
+            Some(Value::Object(args)) => Ok(args),
+            Some(Value::Null) => Ok(Map::new()),
+            Some(other) => Err(user_error(format!(
+                "`tool_input` must be a JSON object, got {other}"
+            ))),
+            None => Ok(m),
+        },
+        Ok(other) => Err(user_error(format!(
+            "the input must be a JSON object (a hook Input or the arguments), got {other}"
+        ))),
+        Err(e) => Err(user_error(format!("the input is not valid JSON: {e}"))),
+    }
+}
+
+pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
+    let arguments = read_arguments(args.input.as_deref())?;
+    let built = crate::commands::mcp::build(
+        &args.agent_file,
+        args.agent.as_deref(),
+        args.working_dir.as_ref(),
+        args.yolo,
+        args.hook_log.as_deref(),
+    )?;
+    let runtime = &built.runtime;
+    let mut session = Session::new(runtime.new_session_id(), built.agent.clone());
+    session.tools_approved = args.yolo;
+    let cancel = CancellationToken::new();
+    let verdict = runtime
+        .decide(&session, &args.tool, &arguments, &cancel)
+        .await;
+    runtime.stop_servers().await;
+    let v = verdict.map_err(user_error)?;
+    for r in &v.dispatches {
+        for w in &r.warnings {
+            out::warning(w);
+        }
+    }
+    let output = DecideOutput {
+        tool: &args.tool,
+        decision: v.decision,
+        source: v.source,
+        reason: &v.reason,
+        message: v.denial(),
+        updated_input: &v.arguments,
+        metadata: (!v.metadata.is_empty()).then_some(&v.metadata),
+        blocked: v.blocked.as_ref(),
+        hooks: v
+            .dispatches
+            .iter()
+            .flat_map(|r| r.runs.iter())
+            .map(|run| DecideHook {
+                event: run.event.wire_name(),
+                lane: run.lane.as_str(),
+                name: &run.name,
+                kind: run.kind,
+                status: run.status.as_str(),
+                verdict: run.verdict,
+                exit_code: run.exit_code,
+                duration_ms: duration_ms(run.duration),
+                error: run.error.as_deref(),
+            })
+            .collect(),
+    };
+    out::line(&serde_json::to_string_pretty(&output)?)?;
+    Ok(status::OK)
+}
