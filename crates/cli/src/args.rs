@@ -52,6 +52,9 @@ pub(crate) enum HooksCommand {
     /// Decide one tool call as the runtime would (the whole approval ladder, hooks included,
     /// never the tool, never a prompt) and print the decision as JSON.
     Decide(DecideArgs),
+    /// Re-decide every tool call of a stored session under an agent file (its own by
+    /// default) and list the calls whose decision changes.
+    Replay(ReplayArgs),
     /// Print the Tether `hooks:` YAML (and `permissions`) equivalent to a Claude Code settings file.
     ImportClaude(ImportClaudeArgs),
     /// List the hook events, one line each.
@@ -198,6 +201,25 @@ pub(crate) struct CheckArgs {
 pub(crate) struct ImportClaudeArgs {
     /// The Claude Code settings file (e.g. `.claude/settings.json`).
     pub(crate) settings: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReplayArgs {
+    /// The stored session (`tether sessions list`).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: String,
+    /// The agent file to decide under (default: the one the session ran).
+    #[arg(long, value_name = "AGENT.yaml")]
+    pub(crate) config: Option<PathBuf>,
+    /// Decide as under `--yolo`.
+    #[arg(long)]
+    pub(crate) yolo: bool,
+    /// Print JSON (every re-decided call, changed or not) instead of a table of the changes.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The session database (default: `$TETHER_HOME/sessions.db`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) session_db: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -63,6 +63,9 @@ fn main() -> ExitCode {
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,
             Command::Hooks(HooksCommand::Decide(args)) => commands::hooks_decide::run(args).await,
+            Command::Hooks(HooksCommand::Replay(args)) => {
+                commands::hooks_decide::replay(args).await
+            }
             Command::Hooks(HooksCommand::ImportClaude(args)) => {
                 commands::import_claude::run(&args.settings)
             }

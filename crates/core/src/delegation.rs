@@ -175,6 +175,7 @@ impl Runtime {
         child.parent_id = Some(parent.id.clone());
         child.instruction = Some(task_instruction(task, expected_output));
         child.tools_approved = parent.tools_approved;
+        child.agent_file.clone_from(&parent.agent_file);
         self.persist_new(&mut child, None);
         self.start_session(&mut child, "startup", cancel).await;
         self.record(&mut child, Message::user(PROCEED));

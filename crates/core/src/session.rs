@@ -37,6 +37,9 @@ pub struct Session {
     pub store_failed: bool,
     /// Files holding huge tool outputs; deleted when the session ends.
     pub spool_files: Vec<std::path::PathBuf>,
+    /// Persisted. The agent file the session runs (`tether hooks replay` re-decides under it
+    /// by default).
+    pub agent_file: Option<std::path::PathBuf>,
 }
 
 impl Session {
@@ -57,6 +60,7 @@ impl Session {
             cost: 0.0,
             store_failed: false,
             spool_files: Vec::new(),
+            agent_file: None,
         }
     }
 

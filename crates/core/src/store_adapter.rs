@@ -46,7 +46,10 @@ impl SessionStore for Store {
             input_tokens: Some(session.input_tokens),
             output_tokens: Some(session.output_tokens),
             cost: Some(session.cost),
-            extra: Some(json!({ "instruction": session.instruction })),
+            extra: Some(json!({
+                "instruction": session.instruction,
+                "agent_file": session.agent_file,
+            })),
             ..SessionUpdate::default()
         };
         Self::update(self, &session.id, &update).map_err(|e| e.to_string())
@@ -124,6 +127,11 @@ pub fn restore(stored: StoredSession) -> Session {
         .get("instruction")
         .and_then(|v| v.as_str())
         .map(str::to_owned);
+    session.agent_file = meta
+        .extra
+        .get("agent_file")
+        .and_then(|v| v.as_str())
+        .map(std::path::PathBuf::from);
     session.input_tokens = meta.input_tokens;
     session.output_tokens = meta.output_tokens;
     session.cost = meta.cost;

@@ -132,3 +132,142 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
     out::line(&serde_json::to_string_pretty(&output)?)?;
     Ok(status::OK)
 }
+
+/// What a stored result says happened to its call (the runtime's texts for calls that did
+/// not run; anything else ran).
+fn what_happened(result: Option<&tether_protocol::Message>) -> &'static str {
+    let Some(m) = result else {
+        return "unknown";
+    };
+    let text = m.text();
+    let denied = [
+        "The tool call was rejected by a pre_tool_use hook.",
+        "Tool call blocked by hook:",
+        "The tool call was rejected by a permission_request hook.",
+    ];
+    if denied.iter().any(|d| text.starts_with(d))
+        || (text.starts_with("Tool '")
+            && text.ends_with("' is denied by permissions configuration."))
+    {
+        "deny"
+    } else if text.starts_with("The user rejected the tool call.") {
+        // Asked, and refused by the user.
+        "ask"
+    } else if text.starts_with("The tool call was canceled") {
+        "canceled"
+    } else if text.starts_with("Tool '") && text.contains("' is not available.") {
+        "unavailable"
+    } else {
+        "allow"
+    }
+}
+
+#[derive(Debug, Serialize)]
+struct Replayed {
+    call_id: String,
+    tool: String,
+    arguments: Value,
+    was: &'static str,
+    now: &'static str,
+    source: &'static str,
+    reason: String,
+    changed: bool,
+}
+
+pub(crate) async fn replay(args: crate::args::ReplayArgs) -> anyhow::Result<u8> {
+    let store = crate::common::open_store(args.session_db.as_deref())?;
+    let stored = store
+        .load(&args.session)
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .ok_or_else(|| {
+            user_error(format!(
+                "no session `{}` (see `tether sessions list`)",
+                args.session
+            ))
+        })?;
+    let session = tether_core::restore(stored.clone());
+    let config = match (&args.config, &session.agent_file) {
+        (Some(c), _) => c.clone(),
+        (None, Some(f)) => f.clone(),
+        (None, None) => {
+            return Err(user_error(
+                "the session does not say which agent file it ran: pass `--config AGENT.yaml`",
+            ));
+        }
+    };
+    let built = crate::commands::mcp::build(
+        &config,
+        Some(&stored.meta.agent),
+        Some(&stored.meta.working_dir).filter(|d| d.is_dir()),
+        args.yolo,
+        None,
+    )?;
+    let runtime = &built.runtime;
+    let mut probe = Session::new(runtime.new_session_id(), built.agent.clone());
+    probe.tools_approved = args.yolo;
+    let cancel = CancellationToken::new();
+    let mut rows = Vec::new();
+    for m in &stored.messages {
+        for call in &m.tool_calls {
+            let result = stored.messages.iter().find(|r| r.tool_call_id == call.id);
+            let arguments = match serde_json::from_str::<Value>(&call.function.arguments) {
+                Ok(Value::Object(a)) => a,
+                _ => Map::new(),
+            };
+            let was = what_happened(result);
+            let (now, source, reason) = match runtime
+                .decide(&probe, &call.function.name, &arguments, &cancel)
+                .await
+            {
+                Ok(v) => {
+                    let now = match v.decision {
+                        Decision::Allow => "allow",
+                        Decision::Ask => "ask",
+                        Decision::Deny => "deny",
+                    };
+                    (now, v.source, v.reason)
+                }
+                Err(why) => ("unavailable", "unknown_tool", why),
+            };
+            rows.push(Replayed {
+                call_id: call.id.clone(),
+                tool: call.function.name.clone(),
+                arguments: Value::Object(arguments),
+                was,
+                now,
+                source,
+                reason,
+                changed: was != now && was != "canceled" && was != "unknown",
+            });
+        }
+    }
+    runtime.stop_servers().await;
+    if args.json {
+        out::line(&serde_json::to_string_pretty(&rows)?)?;
+        return Ok(status::OK);
+    }
+    let changed: Vec<&Replayed> = rows.iter().filter(|r| r.changed).collect();
+    let mut text = format!(
+        "{} tool call(s) re-decided under {}: {} change(s)\n",
+        rows.len(),
+        config.display(),
+        changed.len()
+    );
+    if !changed.is_empty() {
+        text.push_str("\n| call | tool | arguments | was | now | source | reason |\n|---|---|---|---|---|---|---|\n");
+        for r in changed {
+            let args = crate::render::call_arguments(&r.arguments).replace('|', "\\|");
+            text.push_str(&format!(
+                "| {} | {} | {args} | {} | {} | {} | {} |\n",
+                r.call_id,
+                r.tool,
+                r.was,
+                r.now,
+                r.source,
+                r.reason.replace('|', "\\|").replace('\n', " ")
+            ));
+        }
+    }
+    out::line(text.trim_end())?;
+    Ok(status::OK)
+}

@@ -217,6 +217,9 @@ pub(crate) async fn prepare(
         Some(s) => (tether_core::restore(s), true),
         None => (Session::new(session_id, agent), false),
     };
+    if let Ok(path) = std::fs::canonicalize(&args.agent_file) {
+        session.agent_file = Some(path);
+    }
     runtime.save_session(&mut session, first_prompt, resumed);
     if let Some(wt) = &worktree {
         let update = tether_store::SessionUpdate {
