@@ -1,4 +1,4 @@
-//! `--worktree[=NAME]` (hooks-spec §6.10): a git worktree of the working directory's repository
+//! `--worktree[=NAME]` (docs/design.md, Worktrees): a git worktree of the working directory's repository
 //! under `$TETHER_HOME/worktrees/`, on a new branch `tether/NAME`, so the agent works on an
 //! isolated checkout. Interactive sessions remove a clean worktree on exit and ask before
 //! removing a dirty one; `--exec` runs keep it (the session resumes in it).

@@ -1,4 +1,4 @@
-//! `tether run --worktree[=NAME]` (hooks-spec §6.10): a git worktree under `$TETHER_HOME`,
+//! `tether run --worktree[=NAME]` (docs/design.md, Worktrees): a git worktree under `$TETHER_HOME`,
 //! `worktree_create` fired inside it (and able to abort the run), resume re-attaching to it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]

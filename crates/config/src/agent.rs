@@ -1,4 +1,4 @@
-//! Validated agent-file types (docker-agent's schema, hooks-spec §8).
+//! Validated agent-file types (docker-agent's schema, docs/design.md).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

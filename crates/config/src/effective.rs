@@ -1,7 +1,7 @@
 //! The hooks an agent actually runs: its YAML hooks, then `--hook-*` flags, then the hooks its
 //! shorthands inject, then the always-on ones. This is the one documented merge function.
 //!
-//! Order per event (DECISIONS X14, X15, "secrets before truncation"):
+//! Order per event (docs/design.md D14, D15, "secrets before truncation"):
 //! - every event: YAML entries, then CLI entries (appended, never replacing);
 //! - `session_start`: + `add_environment_info`, + `snapshot`;
 //! - `turn_start`: + `add_date`, + `add_prompt_files`, + `snapshot`;
@@ -82,7 +82,7 @@ impl CliHooks {
 /// Settings that change which hooks are injected.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct InjectOptions {
-    /// User setting `settings.snapshot: true` (DECISIONS X17).
+    /// User setting `settings.snapshot: true` (docs/design.md D17).
     pub snapshot: bool,
 }
 

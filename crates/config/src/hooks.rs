@@ -311,7 +311,7 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    /// Compiles a matcher as written in YAML (DECISIONS X11).
+    /// Compiles a matcher as written in YAML (docs/design.md D11).
     pub fn compile(source: &str) -> Result<Self, regex::Error> {
         if source.is_empty() || source == "*" {
             return Ok(Self::Any);
@@ -389,7 +389,7 @@ impl HooksConfig {
         self.events[event.index()].insert(0, entry);
     }
 
-    /// Appends every event's entries of `other` after this config's own (DECISIONS X15).
+    /// Appends every event's entries of `other` after this config's own (docs/design.md D15).
     pub fn append(&mut self, other: Self) {
         for (mine, theirs) in self.events.iter_mut().zip(other.events) {
             mine.extend(theirs);

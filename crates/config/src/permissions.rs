@@ -1,4 +1,4 @@
-//! Tool permission patterns (hooks-spec §6.2): `toolglob` or `toolglob:key=valueglob[:…]`.
+//! Tool permission patterns (docs/design.md, Permissions): `toolglob` or `toolglob:key=valueglob[:…]`.
 //!
 //! Globs follow Go's `filepath.Match` (`*` and `?` do not cross `/`, `[…]` classes, `\`
 //! escapes), except that a trailing `*` after a prefix with no other glob characters is a plain

@@ -5,7 +5,7 @@
 //! settings:
 //!   snapshot: true            # inject the `snapshot` builtin into every agent (X17)
 //! model: openai/gpt-4o-mini   # for agents without a `model`
-//! permissions:                # checked after the agent file's own (hooks-spec §6.1)
+//! permissions:                # checked after the agent file's own (docs/design.md, the approval ladder)
 //!   deny: ["shell:cmd=*sudo*"]
 //! ```
 

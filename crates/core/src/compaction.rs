@@ -1,4 +1,4 @@
-//! Compaction (hooks-spec §6.5, DECISIONS X1, X5): when the conversation nears the model's
+//! Compaction (docs/design.md, Compaction; D1, D5): when the conversation nears the model's
 //! context window (or overflows it, or the user asks), older messages are replaced by a
 //! summary and a recent tail is kept verbatim. `pre_compact` can steer or veto,
 //! `before_compaction` can veto or supply the summary itself, `after_compaction` observes, and

@@ -1,4 +1,4 @@
-//! What is sent on each model call (hooks-spec §3.2): the invariant system messages, then the
+//! What is sent on each model call (docs/design.md, Events): the invariant system messages, then the
 //! hook contexts — session (S, persisted), prompt (U), turn (T), then the next-call contexts of
 //! `post_tool_use` and `stop` (X3) — each as one system message, then the compaction summary,
 //! then the history.

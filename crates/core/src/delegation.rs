@@ -1,4 +1,4 @@
-//! Several agents (hooks-spec §6.6): `transfer_task` runs a child session on a sub-agent and
+//! Several agents (docs/design.md, Several agents): `transfer_task` runs a child session on a sub-agent and
 //! returns its answer; `handoff` gives the conversation to another agent; `force_handoff` does
 //! so on every natural stop. Each move fires `on_agent_switch` on the departing agent's hooks;
 //! a finished child fires `subagent_stop` on the caller's.

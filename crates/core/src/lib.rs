@@ -1,6 +1,6 @@
 //! The runtime: sessions, the turn loop and the tool-approval chain.
 //!
-//! It calls the hooks engine at every lifecycle point (hooks-spec §3.2 with DECISIONS X1–X4)
+//! It calls the hooks engine at every lifecycle point (docs/design.md, Events; D1–D4)
 //! and honours every verdict; it emits [`RuntimeEvent`]s for renderers and asks the user through
 //! an [`Interaction`]. It never prints. The loop is split by phase: `run` (one submission),
 //! `turn` (one model call), `tool_call` (executing a batch), `approval` (the approval chain).

@@ -1,4 +1,4 @@
-//! The tool-call loop detector (hooks-spec §6.4): the same batch of calls, with the same
+//! The tool-call loop detector (docs/design.md, Loop detector): the same batch of calls, with the same
 //! arguments, too many times in a row ends the run.
 
 use serde_json::Value;

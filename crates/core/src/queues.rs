@@ -1,4 +1,4 @@
-//! Messages typed while the agent works (hooks-spec §6.7): steering messages, drained whole at
+//! Messages typed while the agent works (docs/design.md, Queued messages): steering messages, drained whole at
 //! three points of a run, and follow-ups, one per end of turn. Non-blocking and bounded.
 
 use std::collections::VecDeque;

@@ -309,7 +309,7 @@ impl Runtime {
         }
     }
 
-    /// The agent's `max_iterations` was reached (hooks-spec §6.3): `None` to go on.
+    /// The agent's `max_iterations` was reached (docs/design.md, max_iterations): `None` to go on.
     async fn max_iterations_reached(
         &self,
         agent: &AgentRuntime,

@@ -18,7 +18,7 @@ pub struct Session {
     pub summary: Option<String>,
     /// Persisted. The conversation, without system prompts or hook contexts.
     pub messages: Vec<Message>,
-    /// Persisted. `session_start` context (DECISIONS X1), sent on every model call.
+    /// Persisted. `session_start` context (docs/design.md D1), sent on every model call.
     pub session_context: String,
     /// Transient. `post_tool_use` and `stop` contexts for the next model call (X3).
     pub pending_context: Vec<String>,

@@ -1,4 +1,4 @@
-//! Executing one model response's tool calls, in order (hooks-spec §6.1 step 7): the approval
+//! Executing one model response's tool calls, in order (docs/design.md, Events): the approval
 //! chain, the tool itself, `tool_response_transform`, the recorded result, `post_tool_use`.
 //! Synthesised results (denied, rejected, cancelled, unknown tool) also pass the transform and
 //! are recorded, so every call gets exactly one result.

@@ -1,4 +1,4 @@
-//! `worktree_create` (hooks-spec §3.3 row 27, §6.10): fired once a `--worktree` checkout exists
+//! `worktree_create` (docs/design.md, Worktrees): fired once a `--worktree` checkout exists
 //! and before the session does, inside the new worktree.
 
 use tether_hooks::HookResult;

@@ -1,4 +1,4 @@
-//! Runtime end-to-end: compaction (hooks-spec §6.5, DECISIONS X1, X5) and its hooks.
+//! Runtime end-to-end: compaction (docs/design.md, Compaction; D1, D5) and its hooks.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 

@@ -1,4 +1,4 @@
-//! Runtime end-to-end: the session and turn events (hooks-spec §3.3 rows 1, 2, 5–8, 14–19),
+//! Runtime end-to-end: the session and turn events (docs/design.md, Events),
 //! asserting what reached the model and what each hook received on stdin.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]

@@ -1,4 +1,4 @@
-//! Runtime end-to-end: several agents (hooks-spec §6.6) — transfer_task, handoff,
+//! Runtime end-to-end: several agents (docs/design.md, Several agents) — transfer_task, handoff,
 //! force_handoff — with on_agent_switch, subagent_stop and the sub-agent's own hooks.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]

@@ -1,4 +1,4 @@
-//! Runtime end-to-end: steering messages and follow-ups (hooks-spec §6.7).
+//! Runtime end-to-end: steering messages and follow-ups (docs/design.md, Queued messages).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 

@@ -1,4 +1,4 @@
-//! Runtime end-to-end: tool calls through the approval chain (hooks-spec §3.3 rows 9–13, 16,
+//! Runtime end-to-end: tool calls through the approval chain (docs/design.md, the approval ladder;
 //! 22 and §6.1), asserting what the model was told and what each hook received.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]

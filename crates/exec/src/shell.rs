@@ -1,7 +1,7 @@
 //! Which shell runs command hooks and the `shell` tool.
 //!
-//! `$SHELL` when set, else `bash` when it is on `PATH`, else `/bin/sh` (DECISIONS.md: hook
-//! scripts such as `echo "$INPUT" | jq` break under dash, whose `echo` rewrites `\n`).
+//! `$SHELL` when set, else `bash` when it is on `PATH`, else `/bin/sh` (docs/design.md, "Which shell":
+//! hook scripts such as `echo "$INPUT" | jq` break under dash, whose `echo` rewrites `\n`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! Aggregation of hook runs into one [`HookResult`], in config order whatever the completion
-//! order (hooks-spec §2.6–§2.7, DECISIONS X2, X9, X10).
+//! order (docs/hooks.md, Exit codes and output; docs/design.md D2, D9, D10).
 
 use tether_config::OnError;
 use tether_protocol::{HookEvent, HookOutput, Lane, PermissionDecision};
@@ -14,7 +14,7 @@ pub(crate) struct RunPolicy<'a> {
     pub(crate) name: &'a str,
 }
 
-/// The message of a hook that exited with code 2 (DECISIONS X10).
+/// The message of a hook that exited with code 2 (docs/design.md D10).
 pub(crate) fn exit2_message(name: &str, stdout: &str, stderr: &str) -> String {
     let stderr = stderr.trim();
     if !stderr.is_empty() {
@@ -152,7 +152,7 @@ pub(crate) fn aggregate<'a>(
         r.runs.push(run);
     }
     if lane == Lane::Preempt && !r.allowed && r.decision != Some(PermissionDecision::Deny) {
-        // DECISIONS X2: any failure or block on the preempt lane is a deny.
+        // docs/design.md D2: any failure or block on the preempt lane is a deny.
         r.decision = Some(PermissionDecision::Deny);
         r.decision_reason = acc.messages.join("\n");
     }

@@ -1,7 +1,7 @@
 //! Claude Code's dialect of the hook protocol (`dialect: claude`), so a hook script written for
 //! Claude Code runs unchanged.
 //!
-//! The protocols already agree on stdin JSON, exit 2 and the camelCase Output (DECISIONS X13).
+//! The protocols already agree on stdin JSON, exit 2 and the camelCase Output (docs/design.md D13).
 //! What differs is names: Claude's events are `PreToolUse`, its tools `Bash` / `Read` / …, and
 //! its tool inputs say `command` and `file_path` where ours say `cmd` and `path`. A guard that
 //! reads `.tool_input.command` would see nothing in our Input and let every call through, so a

@@ -12,10 +12,10 @@ use crate::output_parser::{self, Parsed};
 use crate::registry::HookEnv;
 use crate::result::Outcome;
 
-/// Per-stream output cap (DECISIONS: bounded output).
+/// Per-stream output cap (docs/design.md, Bounded output).
 pub const OUTPUT_CAP: usize = 4 * 1024 * 1024;
 
-/// How long to wait for the pipes after the hook's shell exited (DECISIONS: process groups).
+/// How long to wait for the pipes after the hook's shell exited (docs/design.md, Process groups).
 pub const DRAIN_TIMEOUT: Duration = Duration::from_millis(250);
 
 /// One command-hook invocation.

@@ -98,7 +98,7 @@ struct Runner {
 }
 
 fn dedupe_key(spec: &HookSpec) -> String {
-    // DECISIONS: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
+    // docs/design.md, De-duplication key: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
     // name or on_error.
     let kind = match &spec.kind {
         HookKind::Command { command } => format!("command\0{command}"),

@@ -1,4 +1,4 @@
-//! `type: model` hooks (hooks-spec §5): render the prompt template over the Input, ask the
+//! `type: model` hooks (docs/design.md, Model hooks): render the prompt template over the Input, ask the
 //! model through the injected [`ModelRunner`] with a fixed system prompt, and turn the reply
 //! into the hook's answer.
 //!
@@ -18,7 +18,7 @@ use crate::registry::{ModelRequest, ModelRunner, StructuredOutput};
 use crate::result::Outcome;
 use crate::template::PromptTemplate;
 
-/// The system message of every model-hook call (hooks-spec §5.3, exact).
+/// The system message of every model-hook call (docs/design.md, Model hooks, exact).
 pub const SYSTEM_PROMPT: &str = "You are a hook running inside an autonomous agent.
 Follow the user's instructions exactly and reply ONLY with content the
 hook contract expects: when a JSON schema is supplied, return a single
@@ -44,7 +44,7 @@ static DECISION_SCHEMA: LazyLock<StructuredOutput> = LazyLock::new(|| Structured
     strict: true,
 });
 
-/// The structured output requested by `schema: pre_tool_use_decision` (hooks-spec §5.4).
+/// The structured output requested by `schema: pre_tool_use_decision` (docs/design.md, Model hooks).
 pub fn pre_tool_use_decision_schema() -> &'static StructuredOutput {
     &DECISION_SCHEMA
 }
@@ -197,7 +197,7 @@ fn strip_code_fence(s: &str) -> &str {
     body.strip_suffix("```").unwrap_or(body).trim()
 }
 
-/// The tolerant judge-reply parser (hooks-spec §5.4): `(decision, reason)`, or the
+/// The tolerant judge-reply parser (docs/design.md, Model hooks): `(decision, reason)`, or the
 /// reference's error text.
 pub(crate) fn parse_decision(raw: &str) -> Result<(&'static str, String), String> {
     let s = raw.trim();

@@ -1,4 +1,4 @@
-//! Parsing a command hook's stdout (hooks-spec §2.6, DECISIONS X13).
+//! Parsing a command hook's stdout (docs/hooks.md, Exit codes and output; docs/design.md D13).
 //!
 //! Go's `encoding/json` semantics: a JSON object is the Output, keys are matched
 //! case-insensitively, unknown keys are ignored, `null` is the zero value, and any type

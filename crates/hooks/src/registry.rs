@@ -97,7 +97,7 @@ pub struct ModelRequest<'a> {
     pub schema: Option<&'a StructuredOutput>,
 }
 
-/// A named JSON schema for structured output (hooks-spec §5.4).
+/// A named JSON schema for structured output (docs/design.md, Model hooks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StructuredOutput {
     pub name: String,

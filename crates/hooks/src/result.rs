@@ -179,7 +179,7 @@ impl HookResult {
         }
     }
 
-    /// `tool_input` with every `updated_input` key merged on top (DECISIONS X9).
+    /// `tool_input` with every `updated_input` key merged on top (docs/design.md D9).
     pub fn apply_updated_input(
         &self,
         original: Option<&Map<String, Value>>,

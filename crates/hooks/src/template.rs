@@ -1,5 +1,5 @@
 //! Model-hook prompts: Go `text/template` (through `gotmpl`) over the hook Input, with the Go
-//! field names docker-agent's templates use (hooks-spec §5.2) and its two helpers.
+//! field names docker-agent's templates use (docs/design.md, Model hooks) and its two helpers.
 //!
 //! The data is built the way Go sees its `Input` struct: every field is present with its Go
 //! zero value (`""`, `0`, `false`, `map[]`, `[]`, `<nil>` for the `Usage` and `Cost`

@@ -1,5 +1,5 @@
 //! Fault injection into the hooks engine with real processes: hooks that misbehave in every way
-//! DECISIONS.md ("Reference quirks we fix") plans for. Each case asserts the specified verdict,
+//! docs/design.md ("Where we fix the reference") plans for. Each case asserts the specified verdict,
 //! and that this process holds no more file descriptors than before, that no process is left
 //! below it (orphans are adopted, so an escaped grandchild is seen) and that its peak memory
 //! grew by a bounded amount.
@@ -296,7 +296,7 @@ async fn hooks_that_never_read_a_large_stdin_neither_block_nor_buffer() {
 
 #[tokio::test]
 async fn a_hook_that_closes_its_output_early_is_waited_for_until_it_exits() {
-    // DECISIONS bounds only the time *after* the shell exits (250 ms for the pipes). Closed
+    // docs/design.md bounds only the time *after* the shell exits (250 ms for the pipes). Closed
     // pipes say nothing about the verdict, which is the exit status (2 blocks): so the run
     // waits for the exit, bounded by the hook's timeout.
     let dir = TempDir::new().unwrap();

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 
 /// A lifecycle event that hooks can subscribe to.
 ///
-/// The variant order is the order in which the agent-file validator walks the events
-/// (hooks-spec §1.5); [`HookEvent::ALL`] lists them in that order.
+/// The variant order is the order in which the agent-file validator walks the events;
+/// [`HookEvent::ALL`] lists them in that order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookEvent {
@@ -50,13 +50,13 @@ pub enum HookEvent {
 pub enum ContextLifetime {
     /// Not consumed by the runtime.
     Ignored,
-    /// Persisted with the session and sent on every model call (DECISIONS X1).
+    /// Persisted with the session and sent on every model call (docs/design.md D1).
     Session,
     /// Transient; sent on every model call until the next prompt, steering or follow-up.
     Prompt,
     /// Transient; sent on the model call of this turn only.
     Turn,
-    /// Transient; sent on the next model call only (DECISIONS X3).
+    /// Transient; sent on the next model call only (docs/design.md D3).
     NextCall,
     /// Appended to the compaction prompt.
     CompactionPrompt,
@@ -64,7 +64,7 @@ pub enum ContextLifetime {
     Terminal,
 }
 
-/// The two lanes of `pre_tool_use` (hooks-spec §2.9). Every other event has only `Default`.
+/// The two lanes of `pre_tool_use` (docs/design.md, the approval ladder). Every other event has only `Default`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Lane {
@@ -184,7 +184,7 @@ impl HookEvent {
         }
     }
 
-    /// Whether `allowed: false` changes what the runtime does (hooks-spec §3.4).
+    /// Whether `allowed: false` changes what the runtime does (docs/hooks.md, Events).
     pub const fn can_block(self) -> bool {
         match self {
             Self::PreToolUse

@@ -1,4 +1,4 @@
-//! The hook Input: the JSON object a hook reads on stdin (hooks-spec §2.10).
+//! The hook Input: the JSON object a hook reads on stdin (docs/hooks.md).
 //!
 //! Field order follows docker-agent's Go struct so the bytes look familiar. `session_id`,
 //! `cwd` and `hook_event_name` are always present; every other field is omitted when it is

@@ -1,4 +1,4 @@
-//! The hook Output: what a hook may answer (hooks-spec §2.6).
+//! The hook Output: what a hook may answer (docs/hooks.md, Exit codes and output).
 //!
 //! Command hooks print it as JSON on stdout (parsed tolerantly by `tether-hooks`); builtin and
 //! model hooks build it directly. Every field is optional: `{}` means "no opinion".

@@ -2,7 +2,7 @@
 //! Claude Code settings file, to paste under an agent.
 //!
 //! Claude Code's hook protocol is close to ours (stdin JSON, exit 2 blocks, camelCase output
-//! accepted, DECISIONS X13), so the work is renaming: events (`PreToolUse` → `pre_tool_use`)
+//! accepted, docs/design.md D13), so the work is renaming: events (`PreToolUse` → `pre_tool_use`)
 //! and tool names inside matchers (`Bash` → `shell`, `Edit|MultiEdit` → `edit_file`, …). Each
 //! command and http hook is marked `dialect: claude`, so the script itself runs unchanged: it
 //! reads Claude's names and keys (`tool_input.command`) and `$CLAUDE_PROJECT_DIR`. Whatever has
@@ -274,7 +274,7 @@ pub(crate) fn convert(settings: &Value, source: &str) -> Result<String, String> 
     Ok(out)
 }
 
-/// One Claude Code permission rule as Tether patterns (hooks-spec §6.2), or why it cannot be.
+/// One Claude Code permission rule as Tether patterns (docs/design.md, Permissions), or why it cannot be.
 fn permission_rule(rule: &str) -> Result<Vec<String>, String> {
     let rule = rule.trim();
     let (tool, spec) = match rule.split_once('(') {

@@ -1,4 +1,4 @@
-//! `http_post` (hooks-spec §4.15): POSTs `args[1]` as JSON to `args[0]`, from any event.
+//! `http_post` (docs/hooks.md, Builtins): POSTs `args[1]` as JSON to `args[0]`, from any event.
 //!
 //! The URL comes from configuration but the hook fires on model-driven events, so the client
 //! is SSRF-safe: it refuses private, loopback, link-local (and unspecified / shared) addresses
@@ -182,7 +182,7 @@ impl Builtin for HttpPost {
             let url = parse_url(url)?;
             let body = call.args.get(1).map_or("", String::as_str);
             let allow_private = call.env.var(ALLOW_PRIVATE_ENV).as_deref() == Some("1");
-            // Delivery failures and error statuses are swallowed (hooks-spec §4.15).
+            // Delivery failures and error statuses are swallowed (docs/hooks.md, Builtins).
             let _ = tokio::select! {
                 r = post(&url, body, allow_private) => r,
                 () = call.cancel.cancelled() => Err("cancelled".to_owned()),

@@ -1,4 +1,4 @@
-//! The builtin hooks: in-process, no fork (hooks-spec §4). One file per builtin.
+//! The builtin hooks: in-process, no fork (docs/hooks.md, Builtins). One file per builtin.
 //!
 //! Context builtins return `additional_context` (or nothing when they have nothing to say);
 //! the dispatching event decides where that context goes, not the builtin.
@@ -59,7 +59,7 @@ pub fn register_defaults(registry: &mut Registry) {
     registry.register(Arc::new(SaferShell));
     registry.register(Arc::new(HttpPost));
     registry.register(Arc::new(Unload));
-    // Always registered (DECISIONS X17); only its injection depends on `settings.snapshot`.
+    // Always registered (docs/design.md D17); only its injection depends on `settings.snapshot`.
     registry.register(Arc::new(Snapshot::new()));
 }
 

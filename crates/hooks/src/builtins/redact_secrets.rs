@@ -1,7 +1,7 @@
 //! `redact_secrets`: scrubs secrets from tool arguments (pre_tool_use), outgoing messages
 //! (before_llm_call) and tool output (tool_response_transform), dispatching on the event. The
 //! detection is `tether-secrets`; only the changed top-level arguments are returned, and the
-//! runtime merges them onto the call's own (DECISIONS X9), so untouched arguments survive.
+//! runtime merges them onto the call's own (docs/design.md D9), so untouched arguments survive.
 
 use std::borrow::Cow;
 

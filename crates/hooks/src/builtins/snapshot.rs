@@ -1,4 +1,4 @@
-//! `snapshot`: undo checkpoints recorded in a shadow git repository (hooks-spec §4.14).
+//! `snapshot`: undo checkpoints recorded in a shadow git repository (docs/hooks.md, Builtins).
 //!
 //! Why git, and why this shape:
 //! - One shadow repository per source worktree, at `<data dir>/snapshot/<FNV-1a of the
@@ -74,7 +74,7 @@ pub struct UndoReport {
 
 /// The `snapshot` builtin and the undo API over its checkpoints.
 ///
-/// [`super::register_defaults`] registers one (DECISIONS X17). An embedder that wants
+/// [`super::register_defaults`] registers one (docs/design.md D17). An embedder that wants
 /// `/undo` builds its own `Arc<Snapshot>`, registers a clone (replacing the default) and
 /// keeps the other to call [`Snapshot::checkpoints`] and [`Snapshot::undo`].
 #[derive(Debug, Default)]

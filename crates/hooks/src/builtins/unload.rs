@@ -1,4 +1,4 @@
-//! `unload` (hooks-spec §4.13, on_agent_switch): frees the departing agent's local models by
+//! `unload` (docs/hooks.md, Builtins, on_agent_switch): frees the departing agent's local models by
 //! POSTing `{"model": "<model>"}` to each Docker Model Runner (`provider: dmr`) endpoint.
 //!
 //! Pure HTTP from the model snapshot the runtime ships in `from_agent_models`; other providers
@@ -98,7 +98,7 @@ impl Builtin for Unload {
                 return Ok(None);
             };
             for (url, model) in targets {
-                // Errors and non-2xx answers are swallowed (hooks-spec §4.13).
+                // Errors and non-2xx answers are swallowed (docs/hooks.md, Builtins).
                 let _ = tokio::select! {
                     r = unload(&client, url, model, TIMEOUT) => r,
                     () = call.cancel.cancelled() => return Ok(None),

@@ -1,4 +1,4 @@
-//! `unload` URL rules (hooks-spec §4.13) and the requests a DMR-style server receives.
+//! `unload` URL rules (docs/hooks.md, Builtins) and the requests a DMR-style server receives.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
