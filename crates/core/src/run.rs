@@ -122,7 +122,12 @@ impl Runtime {
         }
         // `async` hooks (session_end's included) get a grace period, then are killed.
         let grace = self.async_hook_grace;
-        futures::future::join_all(self.agents.iter().map(|a| a.executor.shutdown(grace))).await;
+        futures::future::join_all(
+            self.agents
+                .iter()
+                .map(|a| a.executor.shutdown_session(&session.id, grace)),
+        )
+        .await;
         self.emit(
             &session.id,
             RuntimeEvent::SessionEnded {

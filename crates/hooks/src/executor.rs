@@ -184,7 +184,13 @@ impl Executor {
     /// (process groups included) and waits for that. Call it after `session_end`; the
     /// executor stays usable (a later session starts new async hooks).
     pub async fn shutdown(&self, grace: Duration) {
-        self.background.shutdown(grace).await;
+        self.background.shutdown(None, grace).await;
+    }
+
+    /// [`Self::shutdown`] for the `async` hooks one session started (its `session_end`):
+    /// other sessions' runs (a parent's, while a sub-agent's session ends) go on.
+    pub async fn shutdown_session(&self, session_id: &str, grace: Duration) {
+        self.background.shutdown(Some(session_id), grace).await;
     }
 
     /// Starts the `async` hooks among `hooks` in the background; returns the others.
@@ -204,7 +210,8 @@ impl Executor {
         for hook in background {
             let runner = Arc::clone(&self.runner);
             let input = input.clone();
-            self.background.spawn(move |cancel| {
+            let session = input.session_id.clone();
+            self.background.spawn(&session, move |cancel| {
                 Box::pin(async move {
                     let payload = Payloads::default().for_hook(event, &hook, &input);
                     // Observed like any run; the result is not aggregated.
