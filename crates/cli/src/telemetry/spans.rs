@@ -13,7 +13,7 @@
 //!
 //! A session started while another session's tool call runs (`transfer_task`) is that call's
 //! child, in the same trace. Spans are `SpanData` values, ready for the OTLP exporter; their
-//! names and `gen_ai.*` attributes come from `telemetry_genai.rs`.
+//! names and `gen_ai.*` attributes come from `genai.rs`.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
@@ -553,5 +553,5 @@ fn usage_attributes(usage: Option<Usage>, cost: Option<f64>) -> Vec<KeyValue> {
 }
 
 #[cfg(test)]
-#[path = "telemetry_tests.rs"]
+#[path = "spans_tests.rs"]
 mod tests;

@@ -1,7 +1,7 @@
 //! OpenTelemetry export (feature `otel`): a span per session, turn, model call, tool call and
 //! hook run, sent over OTLP/HTTP (protobuf) when `OTEL_EXPORTER_OTLP_ENDPOINT` or
 //! `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set. Spans carry Tether's `tether.*` attributes and
-//! follow the GenAI semantic conventions (`telemetry_genai.rs`): `invoke_agent {agent}`,
+//! follow the GenAI semantic conventions (`genai.rs`): `invoke_agent {agent}`,
 //! `chat {model}`, `execute_tool {tool}`.
 //!
 //! Why it is shaped this way:
@@ -10,7 +10,7 @@
 //!   compact copies over a channel to one task that owns all span state, so the runtime's path
 //!   takes no lock and the runtime knows nothing of telemetry.
 //! - Spans are rebuilt from the order of events with explicit timestamps
-//!   (`telemetry_spans.rs`) rather than through a live `Tracer`: a tool call's
+//!   (`spans.rs`) rather than through a live `Tracer`: a tool call's
 //!   `pre_tool_use` hooks run before the call is announced, so its span is opened by the first
 //!   of them and named when the call's id arrives.
 //! - Export goes through the official `opentelemetry-otlp` 0.33 exporter (`http-proto`,
@@ -27,11 +27,8 @@
 //! `OTEL_EXPORTER_OTLP_[TRACES_]HEADERS`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`.
 //! Telemetry never fails a run: a bad setting or an unreachable collector is a warning.
 
-#[path = "telemetry_events.rs"]
 mod events;
-#[path = "telemetry_genai.rs"]
 mod genai;
-#[path = "telemetry_spans.rs"]
 mod spans;
 
 use std::sync::Arc;

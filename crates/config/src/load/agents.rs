@@ -1,0 +1,465 @@
+//! Validation of agents, models, toolsets and permissions.
+
+use regex::Regex;
+use serde_saphyr::{Location, Spanned};
+
+use crate::agent::{
+    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
+    UNSUPPORTED_TOOLSETS,
+};
+use crate::hooks::{HookKind, HooksConfig};
+use crate::mcp::McpDef;
+use crate::permissions::{PermissionPattern, Permissions};
+use crate::raw::{RawAgent, RawDefer, RawModel, RawPermissions, RawToolset};
+
+use super::Validator;
+
+impl Validator<'_> {
+    pub(super) fn models(
+        &mut self,
+        raw: Vec<(String, Spanned<RawModel>)>,
+    ) -> Vec<(String, ModelConfig)> {
+        let mut out = Vec::new();
+        for (name, m) in raw {
+            let path = format!("models.{name}");
+            let origin = self.origin(&m.referenced, &path);
+            let m = m.value;
+            let Some(provider) = m.provider else {
+                self.error(origin, "provider is required");
+                continue;
+            };
+            let Some(model) = m.model else {
+                self.error(origin, "model is required");
+                continue;
+            };
+            if !KNOWN_PROVIDERS.contains(&provider.value.as_str()) && m.base_url.is_none() {
+                self.error_hint(
+                    self.origin(&provider.referenced, format!("{path}.provider")),
+                    format!("unknown provider `{}`", provider.value),
+                    format!(
+                        "use one of {}, or set `base_url` for an OpenAI-compatible server",
+                        KNOWN_PROVIDERS.join(", ")
+                    ),
+                );
+            }
+            let max_tokens = match m.max_tokens {
+                Some(t) if t.value <= 0 => {
+                    self.error(
+                        self.origin(&t.referenced, format!("{path}.max_tokens")),
+                        format!("max_tokens must be positive, got {}", t.value),
+                    );
+                    None
+                }
+                Some(t) => u64::try_from(t.value).ok(),
+                None => None,
+            };
+            out.push((
+                name,
+                ModelConfig {
+                    provider: provider.value,
+                    model: model.value,
+                    base_url: m.base_url,
+                    max_tokens,
+                    temperature: m.temperature,
+                    top_p: m.top_p,
+                    provider_opts: m.provider_opts.unwrap_or_default(),
+                },
+            ));
+        }
+        out
+    }
+
+    pub(crate) fn permissions(&mut self, raw: RawPermissions) -> Permissions {
+        let mut list = |key: &str, items: Option<Vec<Spanned<String>>>| {
+            let mut out = Vec::new();
+            for (i, item) in items.unwrap_or_default().into_iter().enumerate() {
+                match PermissionPattern::parse(&item.value) {
+                    Ok(p) => out.push(p),
+                    Err(e) => self.error(
+                        self.origin(&item.referenced, format!("permissions.{key}[{i}]")),
+                        e,
+                    ),
+                }
+            }
+            out
+        };
+        Permissions {
+            allow: list("allow", raw.allow),
+            ask: list("ask", raw.ask),
+            deny: list("deny", raw.deny),
+        }
+    }
+
+    pub(super) fn agent(
+        &mut self,
+        name: &str,
+        raw: Spanned<RawAgent>,
+        names: &[String],
+        file: &AgentFile,
+        defs: &[(String, Option<McpDef>)],
+    ) -> Agent {
+        let path = format!("agents.{name}");
+        let origin = self.origin(&raw.referenced, &path);
+        let a = raw.value;
+        let instruction = self.instruction(&path, a.instruction, a.instruction_file);
+        let model = a.model.map(|m| {
+            self.model_ref(&format!("{path}.model"), &m, file);
+            m.value
+        });
+        let mut agent_ref = |key: &str, items: Vec<Spanned<String>>| -> Vec<String> {
+            items
+                .into_iter()
+                .enumerate()
+                .map(|(i, r)| {
+                    if !names.contains(&r.value) {
+                        self.error(
+                            self.origin(&r.referenced, format!("{path}.{key}[{i}]")),
+                            format!("unknown agent `{}` (agents: {})", r.value, names.join(", ")),
+                        );
+                    }
+                    r.value
+                })
+                .collect()
+        };
+        let sub_agents = agent_ref("sub_agents", a.sub_agents.unwrap_or_default());
+        let handoffs = agent_ref("handoffs", a.handoffs.unwrap_or_default());
+        let force_handoff = a.force_handoff.map(|r| {
+            if !names.contains(&r.value) {
+                self.error(
+                    self.origin(&r.referenced, format!("{path}.force_handoff")),
+                    format!("unknown agent `{}` (agents: {})", r.value, names.join(", ")),
+                );
+            }
+            r.value
+        });
+        let toolsets: Vec<Toolset> = a
+            .toolsets
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t, file, defs))
+            .collect();
+        let hooks = a
+            .hooks
+            .map(|h| self.hooks(&format!("{path}.hooks"), h))
+            .unwrap_or_default();
+        self.mcp_hook_servers(&toolsets, &hooks);
+        Agent {
+            name: name.to_owned(),
+            model,
+            description: a.description.unwrap_or_default(),
+            instruction,
+            toolsets,
+            sub_agents,
+            handoffs,
+            force_handoff,
+            max_iterations: self.count(&path, "max_iterations", a.max_iterations),
+            max_consecutive_tool_calls: self.count(
+                &path,
+                "max_consecutive_tool_calls",
+                a.max_consecutive_tool_calls,
+            ),
+            num_history_items: self.count(&path, "num_history_items", a.num_history_items),
+            add_date: a.add_date.unwrap_or(false),
+            add_environment_info: a.add_environment_info.unwrap_or(false),
+            add_prompt_files: a.add_prompt_files.unwrap_or_default(),
+            redact_secrets: a.redact_secrets.unwrap_or(false),
+            hooks,
+            origin,
+        }
+    }
+
+    /// An `mcp` hook must name one of the agent's MCP servers. A server without a `name` or
+    /// `ref` is known by the name it reports, so then only its absence can be told at load.
+    pub(super) fn mcp_hook_servers(&mut self, toolsets: &[Toolset], hooks: &HooksConfig) {
+        let servers: Vec<Option<&str>> = toolsets
+            .iter()
+            .filter_map(|t| t.mcp.as_ref().map(|m| m.label.as_deref()))
+            .collect();
+        let all_named = servers.iter().all(Option::is_some);
+        let names: Vec<&str> = servers.iter().flatten().copied().collect();
+        for (_, _, hook) in hooks.iter() {
+            let HookKind::Mcp { server, .. } = &hook.kind else {
+                continue;
+            };
+            if servers.is_empty() {
+                self.error_hint(
+                    hook.origin.clone(),
+                    format!(
+                        "mcp hook calls server `{server}`, but the agent has no `type: mcp` toolset"
+                    ),
+                    "add the server to the agent's `toolsets:`",
+                );
+            } else if all_named && !names.contains(&server.as_str()) {
+                self.error_hint(
+                    hook.origin.clone(),
+                    format!("mcp hook calls unknown server `{server}`"),
+                    format!("the agent's MCP servers: {}", names.join(", ")),
+                );
+            }
+        }
+    }
+
+    pub(super) fn instruction(
+        &mut self,
+        path: &str,
+        inline: Option<String>,
+        file: Option<Spanned<String>>,
+    ) -> String {
+        match (inline, file) {
+            (Some(_), Some(f)) => {
+                self.error(
+                    self.origin(&f.referenced, format!("{path}.instruction_file")),
+                    "`instruction` and `instruction_file` are mutually exclusive",
+                );
+                String::new()
+            }
+            (Some(text), None) => text,
+            (None, Some(f)) => {
+                let full = self.dir.join(&f.value);
+                std::fs::read_to_string(&full).unwrap_or_else(|e| {
+                    self.error(
+                        self.origin(&f.referenced, format!("{path}.instruction_file")),
+                        format!("cannot read `{}`: {e}", full.display()),
+                    );
+                    String::new()
+                })
+            }
+            (None, None) => String::new(),
+        }
+    }
+
+    pub(super) fn count(&mut self, path: &str, key: &str, value: Option<Spanned<i64>>) -> u32 {
+        let Some(v) = value else { return 0 };
+        match u32::try_from(v.value) {
+            Ok(n) => n,
+            Err(_) => {
+                self.error(
+                    self.origin(&v.referenced, format!("{path}.{key}")),
+                    format!("{key} must be between 0 and {}, got {}", u32::MAX, v.value),
+                );
+                0
+            }
+        }
+    }
+
+    pub(super) fn toolset(
+        &mut self,
+        path: &str,
+        raw: Spanned<RawToolset>,
+        file: &AgentFile,
+        defs: &[(String, Option<McpDef>)],
+    ) -> Option<Toolset> {
+        let origin = self.origin(&raw.referenced, path);
+        let mut t = raw.value;
+        let supported: Vec<&str> = ToolsetKind::ALL.iter().map(|k| k.type_name()).collect();
+        let Some(kind_name) = t.kind.take() else {
+            self.error(origin, "type is required");
+            return None;
+        };
+        let Some(kind) = ToolsetKind::parse(&kind_name.value) else {
+            let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
+            let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
+                format!(
+                    "toolset type `{}` is not supported by tether",
+                    kind_name.value
+                )
+            } else {
+                format!("unknown toolset type `{}`", kind_name.value)
+            };
+            self.error_hint(
+                type_origin,
+                message,
+                format!("supported: {}", supported.join(", ")),
+            );
+            return None;
+        };
+        let before = self.diags.len();
+        if let Some(m) = &t.model {
+            self.model_ref(&format!("{path}.model"), m, file);
+        }
+        if let Some(a) = &t.allow_private_ips {
+            self.error_hint(
+                self.origin(&a.referenced, format!("{path}.allow_private_ips")),
+                "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
+                "remove it; Tether connects to the `remote.url` you give, private addresses included",
+            );
+        }
+        let mcp = if kind == ToolsetKind::Mcp {
+            self.mcp_toolset(path, &origin, &mut t, defs)
+        } else {
+            self.only_mcp_fields(path, kind, &t);
+            None
+        };
+        let (tools, instruction, name, defer, env, server) = match mcp {
+            Some(parts) => (
+                parts.tools,
+                parts.instruction,
+                parts.name,
+                parts.defer,
+                parts.env,
+                Some(parts.server),
+            ),
+            None if kind == ToolsetKind::Mcp => return None,
+            None => (
+                t.tools.take(),
+                t.instruction.take(),
+                t.name.take(),
+                t.defer.take(),
+                t.env
+                    .take()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect(),
+                None,
+            ),
+        };
+        let known = kind.tool_names();
+        let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
+            if kind != ToolsetKind::Mcp && !known.contains(&tool) {
+                this.error_hint(
+                    this.origin(at, format!("{path}.{key}")),
+                    format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
+                    format!("its tools are {}", known.join(", ")),
+                );
+            }
+        };
+        let tools = tools.map(|tools| {
+            tools
+                .into_iter()
+                .enumerate()
+                .map(|(i, tool)| {
+                    check_tool(self, &tool.referenced, &format!("tools[{i}]"), &tool.value);
+                    tool.value
+                })
+                .collect()
+        });
+        let defer = match defer.map(|d| (d.value, d.referenced)) {
+            None | Some((RawDefer::All(false), _)) => Defer::None,
+            Some((RawDefer::All(true), _)) => Defer::All,
+            Some((RawDefer::Tools(list), at)) => {
+                for tool in &list {
+                    check_tool(self, &at, "defer", tool);
+                }
+                if list.is_empty() {
+                    Defer::None
+                } else {
+                    Defer::Tools(list)
+                }
+            }
+        };
+        let toon = t.toon.as_ref().map_or_else(Vec::new, |toon| {
+            let patterns: Vec<String> = toon
+                .value
+                .split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            for p in &patterns {
+                if let Err(e) = Regex::new(p) {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or_default().trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    self.error_hint(
+                        self.origin(&toon.referenced, format!("{path}.toon")),
+                        format!("invalid regex `{p}` in `toon`: {last}"),
+                        "`toon` is a comma-separated list of regexes over tool names, e.g. `list_.*,get_.*`",
+                    );
+                }
+            }
+            patterns
+        });
+        let safer = match t.safer {
+            Some(s) if kind != ToolsetKind::Shell => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.safer")),
+                    "safer can only be used with type 'shell'",
+                );
+                false
+            }
+            Some(s) => s.value,
+            None => false,
+        };
+        if !env.is_empty() && !matches!(kind, ToolsetKind::Shell | ToolsetKind::Mcp) {
+            self.error(
+                origin.clone(),
+                "env can only be used with type 'shell' or 'mcp'",
+            );
+        }
+        if self.diags.len() > before {
+            return None;
+        }
+        Some(Toolset {
+            kind,
+            tools,
+            safer,
+            instruction,
+            env,
+            name: name.map(|n| n.value),
+            defer,
+            readonly: t.readonly.is_some_and(|r| r.value),
+            toon,
+            model: t.model.map(|m| m.value),
+            mcp: server,
+            origin,
+        })
+    }
+
+    /// The fields only `type: mcp` toolsets take, on another type: one error each.
+    pub(super) fn only_mcp_fields(&mut self, path: &str, kind: ToolsetKind, t: &RawToolset) {
+        let given = [
+            ("ref", t.reference.as_ref().map(|v| &v.referenced)),
+            ("command", t.command.as_ref().map(|v| &v.referenced)),
+            ("remote", t.remote.as_ref().map(|v| &v.referenced)),
+            ("config", t.config.as_ref().map(|v| &v.referenced)),
+            ("version", t.version.as_ref().map(|v| &v.referenced)),
+            ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
+            ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
+            ("name", t.name.as_ref().map(|v| &v.referenced)),
+        ];
+        for (key, at) in given {
+            if let Some(at) = at {
+                self.error(
+                    self.origin(at, format!("{path}.{key}")),
+                    format!(
+                        "`{key}` only applies to `type: mcp` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+            }
+        }
+        if let Some(args) = t.args.as_ref().filter(|a| !a.value.is_empty()) {
+            self.error(
+                self.origin(&args.referenced, format!("{path}.args")),
+                format!(
+                    "`args` only applies to `type: mcp` toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
+        }
+    }
+
+    /// Checks a model reference (`provider/model` or a `models:` name).
+    pub(super) fn model_ref(&mut self, path: &str, m: &Spanned<String>, file: &AgentFile) {
+        if file.resolve_model(&m.value).is_none() {
+            self.error_hint(
+                self.origin(&m.referenced, path),
+                format!("unknown model `{}`", m.value),
+                "write `provider/model` (e.g. `openai/gpt-4o`) or the name of an entry under `models:`",
+            );
+        } else if let Some((provider, _)) = m.value.split_once('/')
+            && file.model(&m.value).is_none()
+            && !KNOWN_PROVIDERS.contains(&provider)
+        {
+            self.error_hint(
+                self.origin(&m.referenced, path),
+                format!("unknown provider `{provider}`"),
+                format!(
+                    "use one of {}, or define the model under `models:` with a `base_url`",
+                    KNOWN_PROVIDERS.join(", ")
+                ),
+            );
+        }
+    }
+}

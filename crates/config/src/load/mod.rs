@@ -1,0 +1,237 @@
+//! Loading: parse strictly (`raw`), then validate in a separate pass into the public types.
+//! Parse errors stop at the first problem (the YAML may be broken); validation collects every
+//! problem it finds. `agents.rs` validates agents, models, toolsets and permissions;
+//! `hooks.rs` the hooks.
+
+mod agents;
+mod hooks;
+
+pub(crate) use hooks::{check_url, is_header_token};
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, LazyLock};
+
+use regex::Regex;
+use serde_saphyr::Location;
+use tether_protocol::HookEvent;
+
+use crate::agent::AgentFile;
+use crate::diagnostic::{Diagnostic, Diagnostics, Origin};
+use crate::raw::RawAgentFile;
+use crate::{ConfigError, suggest};
+
+/// Loads and validates an agent file.
+pub fn load_file(path: &Path) -> Result<AgentFile, ConfigError> {
+    let source = std::fs::read_to_string(path).map_err(|e| ConfigError::Io {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or_else(|| PathBuf::from("."));
+    load_str(&source, &path.display().to_string(), &dir)
+}
+
+/// Loads and validates agent-file text; `name` is used in diagnostics, `dir` resolves paths.
+pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, ConfigError> {
+    let file: Arc<str> = Arc::from(name);
+    let raw: RawAgentFile =
+        parse(source, &file).map_err(|d| ConfigError::Invalid(Diagnostics(vec![*d])))?;
+    let mut v = Validator {
+        file,
+        source,
+        dir,
+        diags: Vec::new(),
+    };
+    let out = v.file(raw);
+    if v.diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(ConfigError::Invalid(Diagnostics(v.diags)))
+    }
+}
+
+static LOCATION_TEXT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"^(?:error: )?line \d+ column \d+: | at line \d+, column \d+$").ok()
+});
+static UNKNOWN_FIELD: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^unknown field `([^`]*)`, expected (?:one of )?(.*)$").ok());
+
+/// Parses YAML strictly into `T`; the first problem as a diagnostic with its key path.
+pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
+    source: &str,
+    file: &Arc<str>,
+) -> Result<T, Box<Diagnostic>> {
+    let mut path = String::new();
+    let result = serde_saphyr::with_deserializer_from_str(source, |de| {
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            path = e.path().to_string();
+            e.into_inner()
+        })
+    });
+    let err = match result {
+        Ok(raw) => return Ok(raw),
+        Err(e) => e,
+    };
+    let (line, column) = err.location().map_or((0, 0), |l| (l.line(), l.column()));
+    let rendered = err.without_snippet().to_string();
+    let first = rendered.lines().next().unwrap_or_default();
+    let message = LOCATION_TEXT.as_ref().map_or(first.to_owned(), |re| {
+        re.replace_all(first, "").into_owned()
+    });
+    let message = if message == "expected string scalar" {
+        "expected a single value (string, number or boolean), not a list or map".to_owned()
+    } else if let Some(kind) = scalar_kind(&message) {
+        match scalar_at(source, line, column) {
+            Some(found) => format!("expected {kind}, found `{found}`"),
+            None => format!("expected {kind}"),
+        }
+    } else {
+        message
+    };
+    let mut path = clean_path(&path);
+    let mut hint = None;
+    if let Some(caps) = UNKNOWN_FIELD.as_ref().and_then(|re| re.captures(&message)) {
+        // The path may end with the unknown key itself; the message already names it.
+        if let Some((parent, last)) = path.rsplit_once('.')
+            && last == &caps[1]
+        {
+            path = parent.to_owned();
+        }
+        hint = unknown_field_hint(&path, &caps[1], &caps[2]);
+    }
+    let mut d = Diagnostic::new(Origin::new(Some(file.clone()), line, column, path), message)
+        .with_source(source);
+    d.hint = hint;
+    Err(Box::new(d))
+}
+
+/// What a scalar of the type in serde-saphyr's `invalid TYPE` message looks like.
+fn scalar_kind(message: &str) -> Option<&'static str> {
+    let ty = message.strip_prefix("invalid ")?;
+    match ty {
+        "bool" | "boolean" => Some("true or false"),
+        "f32" | "f64" => Some("a number"),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128"
+        | "usize" => Some("a whole number"),
+        _ => None,
+    }
+}
+
+/// The plain scalar starting at `line`:`column` (1-based), without a trailing comment.
+fn scalar_at(source: &str, line: u64, column: u64) -> Option<String> {
+    let text = source
+        .lines()
+        .nth(usize::try_from(line.checked_sub(1)?).ok()?)?;
+    let start = text
+        .char_indices()
+        .nth(usize::try_from(column.checked_sub(1)?).ok()?)?
+        .0;
+    let rest = &text[start..];
+    let end = rest.find(" #").unwrap_or(rest.len());
+    let found = rest[..end].trim();
+    (!found.is_empty() && found.chars().count() <= 80).then(|| found.to_owned())
+}
+
+/// Drops the `value` segments `Spanned` wrappers add to serde paths.
+fn clean_path(path: &str) -> String {
+    let cleaned: Vec<&str> = path
+        .split('.')
+        .filter(|s| *s != "value" && *s != "?")
+        .collect();
+    cleaned.join(".")
+}
+
+fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String> {
+    let in_hooks = path.contains(".hooks.");
+    let event = path
+        .rsplit(".hooks.")
+        .next()
+        .and_then(|rest| rest.split(['[', '.']).next())
+        .and_then(HookEvent::from_wire_name);
+    match (event, field) {
+        (Some(e), "matcher" | "hooks" | "preempt_yolo") if in_hooks && !e.uses_matcher() => {
+            return Some(format!(
+                "`{e}` takes a flat list of hooks; `{field}` applies only to the tool events \
+                 (pre_tool_use, post_tool_use, permission_request, tool_response_transform)"
+            ));
+        }
+        (Some(e), _) if in_hooks && e.uses_matcher() && expected.contains("matcher") => {
+            return Some(format!(
+                "`{e}` takes a list of `{{matcher, hooks: [...]}}` entries, not bare hooks"
+            ));
+        }
+        _ => {}
+    }
+    let candidates: Vec<&str> = expected
+        .split(',')
+        .map(|s| s.trim().trim_matches('`'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    suggest::closest(field, &candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+pub(crate) struct Validator<'a> {
+    pub(crate) file: Arc<str>,
+    pub(crate) source: &'a str,
+    pub(crate) dir: &'a Path,
+    pub(crate) diags: Vec<Diagnostic>,
+}
+
+impl Validator<'_> {
+    pub(crate) fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
+        Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
+    }
+
+    pub(crate) fn error(&mut self, origin: Origin, message: impl Into<String>) {
+        self.diags
+            .push(Diagnostic::new(origin, message).with_source(self.source));
+    }
+
+    pub(crate) fn error_hint(
+        &mut self,
+        origin: Origin,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
+        self.diags.push(
+            Diagnostic::new(origin, message)
+                .with_hint(hint)
+                .with_source(self.source),
+        );
+    }
+
+    fn file(&mut self, raw: RawAgentFile) -> AgentFile {
+        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default());
+        let defs = self.mcp_defs(raw.mcps.map(|m| m.0).unwrap_or_default());
+        let permissions = raw
+            .permissions
+            .map(|p| self.permissions(p))
+            .unwrap_or_default();
+        let mut file = AgentFile {
+            source_name: self.file.clone(),
+            dir: self.dir.to_path_buf(),
+            version: raw.version.map(|v| v.0),
+            agents: Vec::new(),
+            models,
+            permissions,
+            metadata: raw.metadata.unwrap_or_default(),
+        };
+        let Some(agents) = raw.agents.filter(|a| !a.value.0.is_empty()) else {
+            self.error_hint(
+                Origin::new(Some(self.file.clone()), 1, 1, "agents"),
+                "no agents defined",
+                "add an `agents:` map with at least one agent, e.g. `agents: {root: {model: openai/gpt-4o}}`",
+            );
+            return file;
+        };
+        let names: Vec<String> = agents.value.0.iter().map(|(n, _)| n.clone()).collect();
+        for (name, agent) in agents.value.0 {
+            let agent = self.agent(&name, agent, &names, &file, &defs);
+            file.agents.push(agent);
+        }
+        file
+    }
+}
