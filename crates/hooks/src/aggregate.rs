@@ -2,7 +2,7 @@
 //! order (docs/hooks.md, Exit codes and output; docs/design.md D2, D9, D10).
 
 use tether_config::OnError;
-use tether_protocol::{HookEvent, HookOutput, Lane, PermissionDecision};
+use tether_protocol::{HookEvent, HookOutput, Lane, PermissionDecision, SpecificOutput};
 
 use crate::output_parser;
 use crate::result::{HookResult, HookRun, Outcome};
@@ -81,7 +81,6 @@ pub(crate) fn aggregate<'a>(
 ) -> HookResult {
     let mut r = HookResult::empty(event, lane);
     let mut acc = Acc::default();
-    let tool_decisions = event == HookEvent::PreToolUse;
     for (policy, run) in runs {
         match &run.outcome {
             Outcome::Failed { error, stderr, .. } => {
@@ -124,15 +123,7 @@ pub(crate) fn aggregate<'a>(
                 output: Some(out),
                 ..
             } => {
-                apply_output(
-                    &mut r,
-                    &mut acc,
-                    event,
-                    lane,
-                    policy.name,
-                    out,
-                    tool_decisions,
-                );
+                apply_output(&mut r, &mut acc, event, lane, policy.name, out);
             }
             Outcome::Exited { code, stderr, .. } => {
                 if policy.on_error != OnError::Ignore {
@@ -169,8 +160,9 @@ fn apply_output(
     lane: Lane,
     name: &str,
     out: &HookOutput,
-    tool_decisions: bool,
 ) {
+    let reads = event.specific_output();
+    let tool_decisions = reads == SpecificOutput::ToolDecision;
     let mut blocked_here = false;
     let before = acc.messages.len();
     if out.continue_ == Some(false) {
@@ -199,7 +191,10 @@ fn apply_output(
             r.decision = Some(d);
             r.decision_reason.clone_from(&h.permission_decision_reason);
         }
-        if tool_decisions || event == HookEvent::PermissionRequest {
+        if matches!(
+            reads,
+            SpecificOutput::ToolDecision | SpecificOutput::PermissionAnswer
+        ) {
             match decision {
                 Some(PermissionDecision::Deny) => {
                     r.allowed = false;
@@ -209,7 +204,7 @@ fn apply_output(
                     }
                 }
                 Some(PermissionDecision::Allow) => {
-                    if event == HookEvent::PermissionRequest {
+                    if reads == SpecificOutput::PermissionAnswer {
                         r.permission_allowed = true;
                     }
                     if !h.permission_decision_reason.is_empty() {
@@ -228,22 +223,22 @@ fn apply_output(
                 merged.insert(k.clone(), v.clone());
             }
         }
-        if event == HookEvent::BeforeCompaction && r.summary.is_empty() && !h.summary.is_empty() {
+        if reads == SpecificOutput::Summary && r.summary.is_empty() && !h.summary.is_empty() {
             r.summary.clone_from(&h.summary);
         }
-        if event == HookEvent::BeforeLlmCall
+        if reads == SpecificOutput::Messages
             && let Some(m) = &h.updated_messages
             && !m.is_empty()
         {
             // Rewrites chain (see dispatcher): the last one already includes the earlier ones.
             r.updated_messages = Some(m.clone());
         }
-        if event == HookEvent::ToolResponseTransform
+        if reads == SpecificOutput::ToolResponse
             && let Some(t) = &h.updated_tool_response
         {
             r.updated_tool_response = Some(t.clone());
         }
-        if (event == HookEvent::PermissionRequest || lane == Lane::Preempt)
+        if (reads == SpecificOutput::PermissionAnswer || lane == Lane::Preempt)
             && let Some(meta) = &h.metadata
         {
             r.metadata

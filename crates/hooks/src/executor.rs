@@ -146,7 +146,7 @@ impl Executor {
         let mut events: [Vec<Entry>; HookEvent::ALL.len()] = Default::default();
         for event in HookEvent::ALL {
             for entry in config.entries(event) {
-                let lane = if event == HookEvent::PreToolUse && entry.preempt_yolo {
+                let lane = if event.has_preempt_lane() && entry.preempt_yolo {
                     Lane::Preempt
                 } else {
                     Lane::Default
@@ -356,7 +356,7 @@ impl Executor {
                 (policy, run)
             }),
         );
-        if event == HookEvent::Stop {
+        if event.claude_block_continues() {
             r.keep_going = hooks
                 .iter()
                 .zip(&r.runs)

@@ -64,6 +64,22 @@ pub enum ContextLifetime {
     Terminal,
 }
 
+/// What an event takes from a hook's `hook_specific_output` (besides context).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecificOutput {
+    /// `permission_decision` (the strongest wins) and `updated_input`.
+    ToolDecision,
+    /// `permission_decision` (`allow` answers for the user) and `metadata`.
+    PermissionAnswer,
+    /// `summary`, replacing the compaction's.
+    Summary,
+    /// `updated_messages`, replacing the outgoing messages of one call.
+    Messages,
+    /// `updated_tool_response`, replacing the tool's output.
+    ToolResponse,
+    Nothing,
+}
+
 /// The two lanes of `pre_tool_use` (docs/design.md, the approval ladder). Every other event has only `Default`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -247,6 +263,48 @@ impl HookEvent {
             | Self::ToolResponseTransform
             | Self::WorktreeCreate => false,
         }
+    }
+
+    /// What the event reads from `hook_specific_output` besides `additional_context`.
+    pub const fn specific_output(self) -> SpecificOutput {
+        match self {
+            Self::PreToolUse => SpecificOutput::ToolDecision,
+            Self::PermissionRequest => SpecificOutput::PermissionAnswer,
+            Self::BeforeCompaction => SpecificOutput::Summary,
+            Self::BeforeLlmCall => SpecificOutput::Messages,
+            Self::ToolResponseTransform => SpecificOutput::ToolResponse,
+            Self::PostToolUse
+            | Self::SessionStart
+            | Self::UserPromptSubmit
+            | Self::UserSteeringMessagesSubmit
+            | Self::UserFollowupSubmit
+            | Self::TurnStart
+            | Self::TurnEnd
+            | Self::AfterLlmCall
+            | Self::SessionEnd
+            | Self::PreCompact
+            | Self::SubagentStop
+            | Self::OnUserInput
+            | Self::Stop
+            | Self::Notification
+            | Self::OnError
+            | Self::OnMaxIterations
+            | Self::OnAgentSwitch
+            | Self::OnSessionResume
+            | Self::OnToolApprovalDecision
+            | Self::AfterCompaction
+            | Self::WorktreeCreate => SpecificOutput::Nothing,
+        }
+    }
+
+    /// Whether entries may run on the preempt lane (`preempt_yolo: true`).
+    pub const fn has_preempt_lane(self) -> bool {
+        matches!(self, Self::PreToolUse)
+    }
+
+    /// Whether a `dialect: claude` hook's block keeps the agent going (Claude Code's Stop).
+    pub const fn claude_block_continues(self) -> bool {
+        matches!(self, Self::Stop)
     }
 
     /// Whether stdout that is not a JSON object counts as `additional_context`.

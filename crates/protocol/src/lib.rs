@@ -11,7 +11,7 @@ pub mod output;
 pub mod runtime_event;
 
 pub use chat::{ContentPart, FunctionCall, Message, Role, ToolCall, Usage};
-pub use event::{ContextLifetime, HookEvent, Lane};
+pub use event::{ContextLifetime, HookEvent, Lane, SpecificOutput};
 pub use input::{AgentModelRef, HookInput};
 pub use output::{HookOutput, HookSpecificOutput, PermissionDecision};
 pub use runtime_event::RuntimeEvent;
