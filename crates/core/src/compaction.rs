@@ -4,6 +4,7 @@
 //! `before_compaction` can veto or supply the summary itself, `after_compaction` observes, and
 //! `session_start` fires again with `source: compact`.
 
+use tether_hooks::events::{BeforeCompactionOutcome, Flow};
 use tether_protocol::{HookEvent, Message, Role, RuntimeEvent};
 use tether_providers::{ChatRequest, complete};
 use tokio_util::sync::CancellationToken;
@@ -143,16 +144,17 @@ impl Runtime {
         input.output_tokens = i64::try_from(tokens.1).unwrap_or(i64::MAX);
         input.context_limit = i64::try_from(limit).unwrap_or(0);
         why.reason().clone_into(&mut input.compaction_reason);
-        let before = self
-            .fire(
+        let before = BeforeCompactionOutcome::from(
+            self.fire(
                 &agent,
                 &session.id,
                 HookEvent::BeforeCompaction,
                 input.clone(),
                 cancel,
             )
-            .await;
-        if !before.allowed {
+            .await,
+        );
+        if before.flow != Flow::Continue {
             return false;
         }
 
@@ -161,7 +163,9 @@ impl Runtime {
         } else {
             TAIL_TOKENS
         };
-        let (summary, cut) = if before.summary.is_empty() {
+        let (summary, cut) = if let Some(summary) = before.summary {
+            (summary, session.messages.len())
+        } else {
             let cut = tail_start(&session.messages, budget);
             if cut == 0 {
                 return false;
@@ -185,8 +189,6 @@ impl Runtime {
                     return false;
                 }
             }
-        } else {
-            (before.summary, session.messages.len())
         };
 
         let tail = session.messages.split_off(cut);

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tether_hooks::HookResult;
+use tether_hooks::events::{Flow, SubmitOutcome};
 use tether_protocol::{HookEvent, HookInput, Message, RuntimeEvent};
 use tokio_util::sync::CancellationToken;
 
@@ -173,24 +173,26 @@ impl Runtime {
         self.fire(agent, session_id, second, input, &cancel).await;
     }
 
-    /// A hook stopped the run: error event, notification and on_error.
+    /// A hook stopped the run (`reason`, `hook` of a [`Flow::Stop`]): error event,
+    /// notification and on_error.
     pub(crate) async fn shutdown(
         &self,
         agent: &AgentRuntime,
         session_id: &str,
         event: HookEvent,
-        r: &HookResult,
+        reason: String,
+        hook: String,
     ) -> StopReason {
-        let message = if r.message.is_empty() {
+        let message = if reason.is_empty() {
             "Agent terminated by a hook.".to_owned()
         } else {
-            r.message.clone()
+            reason
         };
         self.emit(
             session_id,
             RuntimeEvent::HookBlocked {
                 event: event.wire_name().to_owned(),
-                hook: r.blocking_hook(),
+                hook,
                 message: message.clone(),
             },
         );
@@ -395,11 +397,11 @@ impl Runtime {
         input: HookInput,
         cancel: &CancellationToken,
     ) -> Result<(), StopReason> {
-        let r = self.fire(agent, session_id, event, input, cancel).await;
-        if !r.allowed {
-            return Err(self.shutdown(agent, session_id, event, &r).await);
+        let o = SubmitOutcome::from(self.fire(agent, session_id, event, input, cancel).await);
+        if let Flow::Stop { reason, hook } = o.flow {
+            return Err(self.shutdown(agent, session_id, event, reason, hook).await);
         }
-        state.prompt_ctx = r.additional_context;
+        state.prompt_ctx = o.context;
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 //! are recorded, so every call gets exactly one result.
 
 use serde_json::{Map, Value};
-use tether_hooks::HookResult;
+use tether_hooks::events::{Flow, PostToolUseOutcome, TransformOutcome};
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent, ToolCall};
 use tether_tools::{ToolContext, ToolDefinition, ToolResult};
 use tokio_util::sync::CancellationToken;
@@ -34,8 +34,8 @@ enum Kind {
 /// What a batch left for the loop.
 #[derive(Debug, Default)]
 pub(crate) struct BatchOutcome {
-    /// A `post_tool_use` hook asked to stop the run.
-    pub(crate) post_blocked: Option<HookResult>,
+    /// A `post_tool_use` hook asked to stop the run: why, and which hook.
+    pub(crate) post_blocked: Option<(String, String)>,
     /// A tool of a toolset with `model:` ran: that model takes the next turn.
     pub(crate) model: Option<usize>,
 }
@@ -156,8 +156,12 @@ impl Runtime {
                     let post = self
                         .finish(agent, session, call, target, &args, result, kind, cancel)
                         .await;
-                    if let Some(r) = post.filter(|r| !r.allowed) {
-                        outcome.post_blocked = Some(r);
+                    if let Some(PostToolUseOutcome {
+                        flow: Flow::Stop { reason, hook },
+                        ..
+                    }) = post
+                    {
+                        outcome.post_blocked = Some((reason, hook));
                         skip = Some(SKIPPED_AFTER_POST_BLOCK);
                     }
                 }
@@ -242,7 +246,7 @@ impl Runtime {
         result: ToolResult,
         kind: Kind,
         cancel: &CancellationToken,
-    ) -> Option<HookResult> {
+    ) -> Option<PostToolUseOutcome> {
         let mut input = self.input(agent, &session.id);
         target.def.category.clone_into(&mut input.tool_category);
         target.qualified.clone_into(&mut input.tool_qualified_name);
@@ -262,15 +266,17 @@ impl Runtime {
             let mut transform = input.clone();
             transform.tool_response = Some(result.content.clone());
             transform.tool_error = kind == Kind::Synthesised;
-            self.fire(
-                agent,
-                &session.id,
-                HookEvent::ToolResponseTransform,
-                transform,
-                &CancellationToken::new(),
+            TransformOutcome::from(
+                self.fire(
+                    agent,
+                    &session.id,
+                    HookEvent::ToolResponseTransform,
+                    transform,
+                    &CancellationToken::new(),
+                )
+                .await,
             )
-            .await
-            .updated_tool_response
+            .response
             .unwrap_or(result.content)
         } else {
             result.content
@@ -302,12 +308,13 @@ impl Runtime {
         }
         input.tool_response = Some(content);
         input.tool_error = result.is_error;
-        let r = self
-            .fire(agent, &session.id, HookEvent::PostToolUse, input, cancel)
-            .await;
-        if !r.additional_context.is_empty() {
-            session.pending_context.push(r.additional_context.clone());
+        let mut o = PostToolUseOutcome::from(
+            self.fire(agent, &session.id, HookEvent::PostToolUse, input, cancel)
+                .await,
+        );
+        if !o.context.is_empty() {
+            session.pending_context.push(std::mem::take(&mut o.context));
         }
-        Some(r)
+        Some(o)
     }
 }

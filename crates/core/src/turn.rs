@@ -2,6 +2,7 @@
 //! tool batch or `stop`. Returns the `turn_end` reason and what the loop does next.
 
 use futures::StreamExt;
+use tether_hooks::events::{BeforeLlmCallOutcome, Flow, StopOutcome};
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
 use tether_providers::{ChatRequest, ModelResponse, ProviderError, StreamEvent, catalogue};
 use tokio_util::sync::CancellationToken;
@@ -75,16 +76,17 @@ impl Runtime {
             input.model_id.clone_from(&agent.model_id);
             input.iteration = i64::from(state.iterations);
             input.messages.clone_from(&messages);
-            let r = self
-                .fire(agent, &session.id, HookEvent::BeforeLlmCall, input, cancel)
-                .await;
-            if !r.allowed {
+            let o = BeforeLlmCallOutcome::from(
+                self.fire(agent, &session.id, HookEvent::BeforeLlmCall, input, cancel)
+                    .await,
+            );
+            if let Flow::Stop { reason, hook } = o.flow {
                 let reason = self
-                    .shutdown(agent, &session.id, HookEvent::BeforeLlmCall, &r)
+                    .shutdown(agent, &session.id, HookEvent::BeforeLlmCall, reason, hook)
                     .await;
                 return ("hook_blocked", Next::Stop(reason));
             }
-            r.updated_messages.unwrap_or(messages)
+            o.messages.unwrap_or(messages)
         } else {
             messages
         };
@@ -179,11 +181,12 @@ impl Runtime {
             input.stop_response = text;
             input.last_user_message = session.last_user_message();
             input.stop_hook_active = state.stop_continuations > 0;
-            let r = self
-                .fire(agent, &session.id, HookEvent::Stop, input, cancel)
-                .await;
-            if !r.additional_context.is_empty() {
-                session.pending_context.push(r.additional_context);
+            let r = StopOutcome::from(
+                self.fire(agent, &session.id, HookEvent::Stop, input, cancel)
+                    .await,
+            );
+            if !r.context.is_empty() {
+                session.pending_context.push(r.context);
             }
             // Claude Code's Stop block: the agent goes on, told why.
             if !r.keep_going.is_empty() && !cancel.is_cancelled() {
@@ -237,9 +240,9 @@ impl Runtime {
                 Next::Stop(StopReason::LoopDetected { message }),
             );
         }
-        if let Some(r) = batch.post_blocked {
+        if let Some((reason, hook)) = batch.post_blocked {
             let reason = self
-                .shutdown(agent, &session.id, HookEvent::PostToolUse, &r)
+                .shutdown(agent, &session.id, HookEvent::PostToolUse, reason, hook)
                 .await;
             return ("hook_blocked", Next::Stop(reason));
         }

@@ -2,5 +2,10 @@
 //! and the runtime read, instead of the raw [`crate::HookResult`] fields.
 
 mod approval;
+mod flow;
 
 pub use approval::{PermissionRequestOutcome, PreToolUseOutcome, ToolVerdict};
+pub use flow::{
+    BeforeCompactionOutcome, BeforeLlmCallOutcome, Flow, PostToolUseOutcome, StopOutcome,
+    SubmitOutcome, TransformOutcome,
+};
