@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, join_all};
-use tether_config::{Diagnostic, Dialect, HookKind, HookSpec, HooksConfig, Matcher};
+use tether_config::{Diagnostic, Dialect, HookSpec, HooksConfig, Matcher};
 use tether_protocol::{HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
@@ -23,11 +23,10 @@ use crate::aggregate::{RunPolicy, aggregate, verdict};
 use crate::async_hooks::AsyncHooks;
 use crate::claude;
 use crate::command_runner::{self, CommandRun, duration_text};
-use crate::http_hook::HttpHook;
-use crate::mcp_hook::{McpCaller, McpHook};
-use crate::model_hook::ModelHook;
+use crate::compile::{CompiledHook, Handler, compile};
+use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
-use crate::registry::{Builtin, BuiltinCall, HookEnv, ModelRunner, Registry};
+use crate::registry::{Builtin, BuiltinCall, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
 
 /// How the executor runs hooks.
@@ -56,26 +55,6 @@ impl ExecutorOptions {
 }
 
 #[derive(Debug)]
-enum Handler {
-    Command(String),
-    Builtin(Arc<dyn Builtin>),
-    Model(ModelHook, Arc<dyn ModelRunner>),
-    Http(HttpHook),
-    Mcp(McpHook),
-    Unavailable(String),
-}
-
-/// A hook ready to run.
-#[derive(Debug)]
-pub(crate) struct CompiledHook {
-    pub(crate) spec: HookSpec,
-    handler: Handler,
-    cwd: PathBuf,
-    env: HookEnv,
-    dedupe_key: String,
-}
-
-#[derive(Debug)]
 struct Entry {
     matcher: Matcher,
     lane: Lane,
@@ -95,43 +74,6 @@ pub struct Executor {
 struct Runner {
     registry: Arc<Registry>,
     opts: ExecutorOptions,
-}
-
-fn dedupe_key(spec: &HookSpec) -> String {
-    // docs/design.md, De-duplication key: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
-    // name or on_error.
-    let kind = match &spec.kind {
-        HookKind::Command { command } => format!("command\0{command}"),
-        HookKind::Builtin { name } => format!("builtin\0{name}"),
-        HookKind::Model {
-            model,
-            prompt,
-            schema,
-            ..
-        } => format!(
-            "model\0{model}\0{prompt}\0{}",
-            schema.as_deref().unwrap_or("")
-        ),
-        HookKind::Http { url, headers, .. } => format!("http\0{url}\0{headers:?}"),
-        HookKind::Mcp {
-            server,
-            tool,
-            input,
-            ..
-        } => format!("mcp\0{server}\0{tool}\0{input:?}"),
-    };
-    format!(
-        "{kind}\0{:?}\0{:?}\0{:?}\0{:?}",
-        spec.args, spec.env, spec.working_dir, spec.dialect
-    )
-}
-
-fn resolve_dir(base: &Path, working_dir: Option<&str>) -> PathBuf {
-    match working_dir {
-        Some(w) if Path::new(w).is_absolute() => PathBuf::from(w),
-        Some(w) => base.join(w),
-        None => base.to_path_buf(),
-    }
 }
 
 impl Executor {
@@ -586,82 +528,4 @@ impl Payloads {
         };
         Some(Arc::clone(payload))
     }
-}
-
-fn compile(
-    spec: &HookSpec,
-    registry: &Registry,
-    opts: &ExecutorOptions,
-) -> Result<CompiledHook, Box<Diagnostic>> {
-    let handler = match &spec.kind {
-        HookKind::Command { command } => Handler::Command(command.clone()),
-        HookKind::Builtin { name } => {
-            let Some(b) = registry.builtin(name) else {
-                let known = registry.builtin_names().join(", ");
-                return Err(Box::new(
-                    Diagnostic::new(spec.origin.clone(), format!("unknown builtin `{name}`"))
-                        .with_hint(format!("registered builtins: {known}")),
-                ));
-            };
-            b.check_args(&spec.args).map_err(|e| {
-                Box::new(Diagnostic::new(
-                    spec.origin.clone(),
-                    format!("builtin `{name}`: {e}"),
-                ))
-            })?;
-            Handler::Builtin(Arc::clone(b))
-        }
-        HookKind::Model { .. } => {
-            let runner = registry.model_runner();
-            let hook = ModelHook::compile(spec, runner.map(AsRef::as_ref))?;
-            match runner {
-                Some(r) => Handler::Model(hook, Arc::clone(r)),
-                None => Handler::Unavailable(
-                    "model hooks need a model runner and none is configured".to_owned(),
-                ),
-            }
-        }
-        HookKind::Http { url, headers, .. } => Handler::Http(HttpHook::new(url, headers)),
-        HookKind::Mcp {
-            server,
-            tool,
-            input,
-            ..
-        } => match &opts.mcp {
-            Some(caller) => Handler::Mcp(McpHook {
-                server: server.clone(),
-                tool: tool.clone(),
-                input: input.as_ref().map(|t| t.0.clone()),
-                caller: Arc::clone(caller),
-            }),
-            None => Handler::Unavailable(format!(
-                "mcp hook: the agent has no MCP server `{server}` to call"
-            )),
-        },
-    };
-    // Claude Code hooks find the project through CLAUDE_PROJECT_DIR; their own `env` wins.
-    let claude_dir = (spec.dialect == Dialect::Claude).then(|| {
-        (
-            OsString::from("CLAUDE_PROJECT_DIR"),
-            opts.working_dir.clone().into_os_string(),
-        )
-    });
-    let env = HookEnv {
-        base: opts.base_env.clone(),
-        vars: claude_dir
-            .into_iter()
-            .chain(
-                spec.env
-                    .iter()
-                    .map(|(k, v)| (OsString::from(k), OsString::from(v))),
-            )
-            .collect(),
-    };
-    Ok(CompiledHook {
-        handler,
-        cwd: resolve_dir(&opts.working_dir, spec.working_dir.as_deref()),
-        env,
-        dedupe_key: dedupe_key(spec),
-        spec: spec.clone(),
-    })
 }

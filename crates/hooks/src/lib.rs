@@ -10,6 +10,7 @@ mod async_hooks;
 pub mod builtins;
 pub mod claude;
 mod command_runner;
+mod compile;
 pub mod events;
 mod executor;
 mod http_client;
