@@ -196,6 +196,12 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let source = if resumed { "resume" } else { "startup" };
     runtime.start_session(&mut session, source, &ended).await;
     console.banner(&session.agent, &session.id);
+    if let Some(welcome) = runtime
+        .agent(&session.agent)
+        .and_then(|a| a.welcome_message.clone())
+    {
+        console.note(welcome.trim_end());
+    }
 
     let mut first = first_prompt;
     let reason = loop {
@@ -221,7 +227,7 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         match command {
             "" => {}
             "/exit" | "/quit" => break "prompt_input_exit",
-            "/help" => console.note(HELP),
+            "/help" => console.note(&help_text(&runtime, &session)),
             "/hooks" => console.note(&hooks_listing(&runtime, &session)),
             "/sessions" => console.note(&sessions_listing(&args)),
             "/followup" if !rest.trim().is_empty() => match runtime.follow_up(rest.trim()) {
@@ -250,7 +256,17 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
                 console.banner(&session.agent, &session.id);
             }
             c if c.starts_with('/') => {
-                console.note(&format!("unknown command `{c}`; /help lists them"))
+                match resolve_routed(&runtime, &mut session, &text, &mut lines, &asker).await {
+                    Some(prompt) => {
+                        let eof =
+                            run_turn(&runtime, &mut session, prompt, &mut lines, &asker, &console)
+                                .await;
+                        if eof {
+                            break "prompt_input_exit";
+                        }
+                    }
+                    None => console.note(&format!("unknown command `{c}`; /help lists them")),
+                }
             }
             _ => {
                 let eof =
@@ -293,6 +309,59 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     } else {
         crate::status::OK
     })
+}
+
+/// `/help`: the session's commands, then the agent's own `commands:`.
+fn help_text(runtime: &Runtime, session: &Session) -> String {
+    let mut text = HELP.to_owned();
+    if let Some(agent) = runtime.agent(&session.agent)
+        && !agent.commands.is_empty()
+    {
+        text.push_str(&format!("\ncommands of agent `{}`:", agent.name));
+        for c in &agent.commands {
+            let about = if c.description.is_empty() {
+                c.instruction.lines().next().unwrap_or_default()
+            } else {
+                c.description.as_str()
+            };
+            text.push_str(&format!("\n  /{:<16} {about}", c.name));
+        }
+    }
+    text
+}
+
+/// Expands an agent command while routing what the user types to the questions its tool
+/// calls may ask. `None` when `text` is not one of the agent's commands.
+async fn resolve_routed(
+    runtime: &Runtime,
+    session: &mut Session,
+    text: &str,
+    lines: &mut mpsc::UnboundedReceiver<Line>,
+    asker: &Asker,
+) -> Option<String> {
+    let token = CancellationToken::new();
+    let resolve = runtime.resolve_command(session, text, &token);
+    tokio::pin!(resolve);
+    let mut open = true;
+    loop {
+        tokio::select! {
+            r = &mut resolve => return r,
+            line = lines.recv(), if open => match line {
+                Some(Line::Text(t)) => {
+                    let _ = asker.answer(t);
+                }
+                Some(Line::Interrupt) => {
+                    asker.cancel();
+                    token.cancel();
+                }
+                Some(Line::Eof) | None => {
+                    open = false;
+                    asker.cancel();
+                    token.cancel();
+                }
+            },
+        }
+    }
 }
 
 /// Runs one prompt while routing what the user types. Returns `true` at end of input.

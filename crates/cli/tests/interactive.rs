@@ -203,3 +203,35 @@ fn snapshots_and_undo_in_tmux() {
     assert!(!repo.join("added.txt").exists());
     tmux.send("/exit");
 }
+
+#[test]
+fn welcome_message_help_and_agent_commands_in_tmux() {
+    let dir = TempDir::new().unwrap();
+    let ended = dir.path().join("ended.json");
+    std::fs::write(
+        dir.path().join("s.yaml"),
+        "rules:\n  - match: '(?s)^(?P<p>.+)$'\n    reply: {text: 'PROMPT WAS <${p}>'}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: script/s.yaml\n    welcome_message: 'Welcome to the notes desk.'\n    toolsets: [{{type: shell}}]\n    commands:\n      greet:\n        description: Say hello\n        instruction: \"Greet ${{args[0]}}: ${{shell({{cmd: 'echo from-a-tool'}})}}\"\n    hooks:\n      session_end:\n        - {{type: command, command: 'cat > {}'}}\n",
+            ended.display()
+        ),
+    )
+    .unwrap();
+    let tmux = Tmux::start("tether-cmds", dir.path(), dir.path(), "");
+    tmux.wait_for("Welcome to the notes desk.");
+    tmux.send("/help");
+    tmux.wait_for("/greet            Say hello");
+    // The command's shell call is asked like any other.
+    tmux.send("/greet Ada");
+    tmux.wait_for("Can I run this tool? ([y]es/[a]ll/[n]o)");
+    tmux.send("y");
+    tmux.wait_for("PROMPT WAS <Greet Ada: from-a-tool>");
+    tmux.send("/nope");
+    tmux.wait_for("unknown command `/nope`");
+    tmux.send("/exit");
+    wait_file(&ended);
+}

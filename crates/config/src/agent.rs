@@ -78,12 +78,21 @@ pub struct Agent {
     pub add_environment_info: bool,
     pub add_prompt_files: Vec<String>,
     pub redact_secrets: bool,
+    /// `commands:`, in file order.
+    pub commands: Vec<crate::Command>,
+    /// Shown when an interactive session starts.
+    pub welcome_message: Option<String>,
     /// The `hooks:` section as written (no CLI flags, no shorthands).
     pub hooks: HooksConfig,
     pub origin: Origin,
 }
 
 impl Agent {
+    /// The command `name` (`/name`).
+    pub fn command(&self, name: &str) -> Option<&crate::Command> {
+        self.commands.iter().find(|c| c.name == name)
+    }
+
     /// Whether any shell toolset has `safer: true`.
     pub fn has_safer_shell(&self) -> bool {
         self.toolsets

@@ -4,6 +4,7 @@
 //! through one function, [`effective_hooks`].
 
 mod agent;
+pub mod commands;
 mod diagnostic;
 mod effective;
 mod hooks;
@@ -21,6 +22,7 @@ pub use agent::{
     Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
 };
+pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use hooks::{

@@ -42,6 +42,8 @@ pub(crate) struct RawAgent {
     pub(crate) add_environment_info: Option<bool>,
     pub(crate) add_prompt_files: Option<Vec<String>>,
     pub(crate) redact_secrets: Option<bool>,
+    pub(crate) commands: Option<Spanned<serde_json::Value>>,
+    pub(crate) welcome_message: Option<String>,
     pub(crate) hooks: Option<RawHooks>,
 }
 

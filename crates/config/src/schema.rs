@@ -152,6 +152,16 @@ pub const AGENT_FIELDS: &[Field] = &[
         T::Boolean,
         "Shorthand: `redact_secrets` on pre_tool_use, before_llm_call and tool_response_transform.",
     ),
+    f(
+        "commands",
+        T::Any,
+        "Named prompts run as `/NAME [ARGS]`: a map (or a list of one-entry maps) of strings or `{description, instruction}`; `${env.X}`, `${args…}` and `${TOOL({…})}` are evaluated.",
+    ),
+    f(
+        "welcome_message",
+        T::String,
+        "Shown when an interactive session starts.",
+    ),
     f("hooks", T::Ref("hooks"), "Lifecycle hooks, per event."),
 ];
 

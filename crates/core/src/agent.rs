@@ -29,6 +29,10 @@ pub struct AgentRuntime {
     pub max_consecutive_tool_calls: u32,
     /// 0 = send the whole history.
     pub num_history_items: u32,
+    /// `commands:` (`/NAME`).
+    pub commands: Vec<tether_config::Command>,
+    /// Shown when an interactive session starts.
+    pub welcome_message: Option<String>,
     /// Agents `transfer_task` may target.
     pub sub_agents: Vec<String>,
     /// Agents `handoff` may target.

@@ -339,6 +339,8 @@ pub fn build_runtime(
             sub_agents: agent.sub_agents.clone(),
             handoffs: agent.handoffs.clone(),
             force_handoff: agent.force_handoff.clone(),
+            commands: agent.commands.clone(),
+            welcome_message: agent.welcome_message.clone(),
         }));
     }
     let mut permissions = file.permissions.clone();

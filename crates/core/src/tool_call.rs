@@ -4,6 +4,7 @@
 //! are recorded, so every call gets exactly one result.
 
 use serde_json::{Map, Value};
+use tether_config::CommandPart;
 use tether_hooks::events::{Flow, PostToolUseOutcome, TransformOutcome};
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent, ToolCall};
 use tether_tools::{ToolContext, ToolDefinition, ToolResult};
@@ -316,5 +317,113 @@ impl Runtime {
             session.pending_context.push(std::mem::take(&mut o.context));
         }
         Some(o)
+    }
+}
+
+impl Runtime {
+    /// Expands `input` if it invokes one of the current agent's `commands` (`/NAME ARGS…`):
+    /// `None` when it does not. Tools a command calls go through the approval chain and the
+    /// `tool_response_transform` hooks; their output (or the reason they did not run) takes
+    /// their place in the prompt.
+    pub async fn resolve_command(
+        &self,
+        session: &mut Session,
+        input: &str,
+        cancel: &CancellationToken,
+    ) -> Option<String> {
+        let (name, args) = tether_config::commands::split_invocation(input)?;
+        let agent = self.current(session).ok()?;
+        session.tools_approved |= self.yolo;
+        let command = agent.commands.iter().find(|c| c.name == name)?.clone();
+        let rest = input.trim_start()[1 + name.len()..].trim();
+        let mut out = String::new();
+        for part in &command.parts {
+            match part {
+                CommandPart::Text(t) => out.push_str(t),
+                CommandPart::Env { name, default } => {
+                    let value = std::env::var(name).unwrap_or_default();
+                    out.push_str(if value.is_empty() { default } else { &value });
+                }
+                CommandPart::Args => out.push_str(&args.join(",")),
+                CommandPart::Arg(i) => out.push_str(args.get(*i).map_or("", String::as_str)),
+                CommandPart::ArgsJoined(sep) => out.push_str(&args.join(sep)),
+                CommandPart::ArgCount => out.push_str(&args.len().to_string()),
+                CommandPart::Tool { name, args } => {
+                    let text = self.command_tool(&agent, session, name, args, cancel).await;
+                    out.push_str(&text);
+                }
+            }
+        }
+        if !rest.is_empty() && !command.uses_args() {
+            out.push(' ');
+            out.push_str(rest);
+        }
+        Some(out)
+    }
+
+    /// One tool call of a command: approved like a model's, its output transformed.
+    async fn command_tool(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        name: &str,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> String {
+        if let Err(e) = self.prepare_tools(agent, &session.id).await {
+            return format!("Error: the tools are not available: {e:?}");
+        }
+        let Some(entry) = agent.tool(name) else {
+            return format!("Error: tool '{name}' not found");
+        };
+        let call = ToolCall::new(
+            format!("cmd_{name}"),
+            name,
+            Value::Object(args.clone()).to_string(),
+        );
+        let target = Target {
+            def: entry.tool.definition(),
+            qualified: entry.tool.qualified_name().unwrap_or(""),
+        };
+        let args = match self.approve(agent, session, &call, target, cancel).await {
+            Approval::Run(args) => args,
+            Approval::Synthesised(text) => return format!("Error: {text}"),
+            Approval::Cancelled => return format!("Error: {CANCELED_BY_USER}"),
+        };
+        let ctx = ToolContext {
+            working_dir: &self.working_dir,
+            cancel,
+            env: &[],
+            progress: None,
+        };
+        let result = entry.tool.call(&args, ctx).await;
+        let content = if agent
+            .executor
+            .has(HookEvent::ToolResponseTransform, Lane::Default)
+        {
+            let mut input = self.input(agent, &session.id);
+            target.def.category.clone_into(&mut input.tool_category);
+            target.qualified.clone_into(&mut input.tool_qualified_name);
+            name.clone_into(&mut input.tool_name);
+            input.tool_use_id.clone_from(&call.id);
+            input.tool_input = (!args.is_empty()).then(|| args.clone());
+            input.tool_response = Some(result.content.clone());
+            input.tool_error = result.is_error;
+            TransformOutcome::from(
+                self.fire(
+                    agent,
+                    &session.id,
+                    HookEvent::ToolResponseTransform,
+                    input,
+                    &CancellationToken::new(),
+                )
+                .await,
+            )
+            .response
+            .unwrap_or(result.content)
+        } else {
+            result.content
+        };
+        content.trim().to_owned()
     }
 }

@@ -103,6 +103,14 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     cancel_on_signals(cancel.clone());
     let source = if resumed { "resume" } else { "startup" };
     runtime.start_session(&mut session, source, &cancel).await;
+    // `/NAME ARGS…` runs one of the agent's commands.
+    let prompt = match runtime
+        .resolve_command(&mut session, &prompt, &cancel)
+        .await
+    {
+        Some(expanded) => expanded,
+        None => prompt,
+    };
     let outcome = runtime.run(&mut session, Some(prompt), &cancel).await;
     runtime.end_session(&session, "other").await;
     runtime.stop_servers().await;

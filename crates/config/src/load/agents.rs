@@ -3,6 +3,7 @@
 use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
+use crate::Command;
 use crate::agent::{
     Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
@@ -144,6 +145,10 @@ impl Validator<'_> {
             .map(|h| self.hooks(&format!("{path}.hooks"), h))
             .unwrap_or_default();
         self.mcp_hook_servers(&toolsets, &hooks);
+        let commands = a
+            .commands
+            .map(|c| self.commands(&format!("{path}.commands"), c))
+            .unwrap_or_default();
         Agent {
             name: name.to_owned(),
             model,
@@ -164,9 +169,105 @@ impl Validator<'_> {
             add_environment_info: a.add_environment_info.unwrap_or(false),
             add_prompt_files: a.add_prompt_files.unwrap_or_default(),
             redact_secrets: a.redact_secrets.unwrap_or(false),
+            commands,
+            welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
             hooks,
             origin,
         }
+    }
+
+    /// `commands:` as docker-agent accepts it: a map, or a list of one-entry maps; each value
+    /// a string (the instruction) or `{description, instruction}`.
+    pub(super) fn commands(&mut self, path: &str, raw: Spanned<serde_json::Value>) -> Vec<Command> {
+        let origin = self.origin(&raw.referenced, path);
+        let entries: Vec<(String, serde_json::Value)> = match raw.value {
+            serde_json::Value::Object(m) => m.into_iter().collect(),
+            serde_json::Value::Array(items) => {
+                let mut out = Vec::new();
+                for item in items {
+                    match item {
+                        serde_json::Value::Object(m) => out.extend(m),
+                        other => {
+                            self.error(
+                                origin.clone(),
+                                format!(
+                                    "a `commands` list holds `NAME: prompt` entries, not `{other}`"
+                                ),
+                            );
+                        }
+                    }
+                }
+                out
+            }
+            serde_json::Value::Null => Vec::new(),
+            other => {
+                self.error_hint(
+                    origin,
+                    format!("`commands` must be a map of names to prompts, not `{other}`"),
+                    "e.g. `commands: {df: \"Check the free disk space\"}`",
+                );
+                return Vec::new();
+            }
+        };
+        let mut out: Vec<Command> = Vec::new();
+        for (name, value) in entries {
+            let (description, instruction) = match value {
+                serde_json::Value::String(s) => (String::new(), s),
+                serde_json::Value::Object(mut m) => {
+                    let mut text = |key: &str| match m.remove(key) {
+                        Some(serde_json::Value::String(s)) => Ok(s),
+                        None | Some(serde_json::Value::Null) => Ok(String::new()),
+                        Some(other) => Err(format!("`{key}` must be a string, not `{other}`")),
+                    };
+                    let (d, i) = match (text("description"), text("instruction")) {
+                        (Ok(d), Ok(i)) => (d, i),
+                        (Err(e), _) | (_, Err(e)) => {
+                            self.error(origin.clone(), format!("command `{name}`: {e}"));
+                            continue;
+                        }
+                    };
+                    if let Some(key) = m.keys().next() {
+                        self.error(
+                            origin.clone(),
+                            format!("command `{name}`: unknown field `{key}`, expected description or instruction"),
+                        );
+                        continue;
+                    }
+                    if d.is_empty() && i.is_empty() {
+                        self.error(
+                            origin.clone(),
+                            format!(
+                                "command `{name}` must have an `instruction` or a `description`"
+                            ),
+                        );
+                        continue;
+                    }
+                    let i = if i.is_empty() { d.clone() } else { i };
+                    (d, i)
+                }
+                other => {
+                    self.error(
+                        origin.clone(),
+                        format!("command `{name}` must be a prompt string or `{{description, instruction}}`, not `{other}`"),
+                    );
+                    continue;
+                }
+            };
+            if out.iter().any(|c| c.name == name) {
+                self.error(origin.clone(), format!("command `{name}` is defined twice"));
+                continue;
+            }
+            match crate::commands::parse(&instruction) {
+                Ok(parts) => out.push(Command {
+                    name,
+                    description,
+                    instruction,
+                    parts,
+                }),
+                Err(e) => self.error(origin.clone(), format!("command `{name}`: {e}")),
+            }
+        }
+        out
     }
 
     /// An `mcp` hook must name one of the agent's MCP servers. A server without a `name` or
