@@ -130,7 +130,23 @@ pub struct Toolset {
     pub model: Option<String>,
     /// `type: mcp`: the server.
     pub mcp: Option<McpServer>,
+    /// `type: script`: its named commands, in file order.
+    pub scripts: Vec<Script>,
     pub origin: Origin,
+}
+
+/// A named command of a `type: script` toolset: a tool that runs `cmd` with `$SHELL -c`,
+/// its arguments in the environment (so `${name}` in `cmd` is the shell's expansion).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Script {
+    pub name: String,
+    pub cmd: String,
+    pub description: String,
+    /// JSON Schema properties of the arguments, in file order.
+    pub args: Vec<(String, serde_json::Value)>,
+    pub required: Vec<String>,
+    pub env: Vec<(String, String)>,
+    pub working_dir: Option<String>,
 }
 
 impl Toolset {
@@ -148,6 +164,7 @@ impl Toolset {
             toon: Vec::new(),
             model: None,
             mcp: None,
+            scripts: Vec::new(),
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -185,15 +202,17 @@ pub enum ToolsetKind {
     Think,
     Todo,
     Mcp,
+    Script,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 5] = [
+    pub const ALL: [Self; 6] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
         Self::Todo,
         Self::Mcp,
+        Self::Script,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -203,6 +222,7 @@ impl ToolsetKind {
             Self::Think => "think",
             Self::Todo => "todo",
             Self::Mcp => "mcp",
+            Self::Script => "script",
         }
     }
 
@@ -227,17 +247,16 @@ impl ToolsetKind {
             ],
             Self::Think => &["think"],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
-            // Known only once the server answers.
-            Self::Mcp => &[],
+            // Known only once the server answers, or from the toolset's `shell:`.
+            Self::Mcp | Self::Script => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 12] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 11] = [
     "memory",
     "fetch",
-    "script",
     "mcp_catalog",
     "api",
     "lsp",

@@ -19,7 +19,7 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
+    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Script, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};

@@ -73,6 +73,20 @@ pub(crate) struct RawToolset {
     pub(crate) working_dir: Option<Spanned<String>>,
     pub(crate) lifecycle: Option<Spanned<RawLifecycle>>,
     pub(crate) allow_private_ips: Option<Spanned<bool>>,
+    // `type: script`.
+    pub(crate) shell: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
+}
+
+/// One named command of a `type: script` toolset.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawScript {
+    pub(crate) cmd: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) args: Option<OrderedMap<serde_json::Value>>,
+    pub(crate) required: Option<Vec<String>>,
+    pub(crate) env: Option<BTreeMap<String, Scalar>>,
+    pub(crate) working_dir: Option<String>,
 }
 
 /// A `mcps:` entry: an MCP server defined once (docker-agent's `MCPToolset`).

@@ -165,10 +165,43 @@ pub const AGENT_FIELDS: &[Field] = &[
     f("hooks", T::Ref("hooks"), "Lifecycle hooks, per event."),
 ];
 
+pub const SCRIPT_FIELDS: &[Field] = &[
+    f(
+        "cmd",
+        T::String,
+        "The command, run with `$SHELL -c`; its arguments are environment variables (`${name}`).",
+    ),
+    f(
+        "description",
+        T::String,
+        "What the tool does, for the model.",
+    ),
+    f(
+        "args",
+        T::Any,
+        "The arguments: JSON Schema properties by name (type defaults to string).",
+    ),
+    f(
+        "required",
+        T::StringList,
+        "Required arguments (default: all of them).",
+    ),
+    f(
+        "env",
+        T::StringMap,
+        "Environment variables for the command.",
+    ),
+    f(
+        "working_dir",
+        T::String,
+        "Where the command runs, relative to the working directory.",
+    ),
+];
+
 pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "type",
-        T::Enum(&["shell", "filesystem", "think", "todo", "mcp"]),
+        T::Enum(&["shell", "filesystem", "think", "todo", "mcp", "script"]),
         "The toolset.",
     ),
     f(
@@ -248,6 +281,11 @@ pub const TOOLSET_FIELDS: &[Field] = &[
         "allow_private_ips",
         T::Boolean,
         "Not supported yet (it governs OAuth requests, and Tether has no OAuth flow).",
+    ),
+    f(
+        "shell",
+        T::RefMap("script"),
+        "`type: script`: named commands, each a tool the model can call.",
     ),
 ];
 
@@ -601,6 +639,7 @@ pub fn agent_file_schema() -> Value {
             "model": model,
             "permissions": object(PERMISSIONS_FIELDS, &[]),
             "mcp_server": mcp_server,
+            "script": object(SCRIPT_FIELDS, &["cmd"]),
             "mcp_remote": object(MCP_REMOTE_FIELDS, &["url"]),
             "mcp_lifecycle": object(MCP_LIFECYCLE_FIELDS, &[]),
             "mcp_backoff": object(MCP_BACKOFF_FIELDS, &[]),

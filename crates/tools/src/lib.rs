@@ -10,6 +10,7 @@ mod args;
 mod error;
 mod filesystem;
 mod schema;
+mod script;
 mod shell;
 mod think;
 mod todo;
@@ -27,6 +28,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::ToolError;
 pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
+pub use script::{ScriptTool, script_instruction};
 pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
 pub use think::ThinkTool;
 pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};

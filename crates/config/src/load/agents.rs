@@ -4,6 +4,7 @@ use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
 use crate::Command;
+use crate::agent::Script;
 use crate::agent::{
     Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
@@ -11,7 +12,7 @@ use crate::agent::{
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
-use crate::raw::{RawAgent, RawDefer, RawModel, RawPermissions, RawToolset};
+use crate::raw::{OrderedMap, RawAgent, RawDefer, RawModel, RawPermissions, RawScript, RawToolset};
 
 use super::Validator;
 
@@ -418,7 +419,7 @@ impl Validator<'_> {
         };
         let known = kind.tool_names();
         let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
-            if kind != ToolsetKind::Mcp && !known.contains(&tool) {
+            if !matches!(kind, ToolsetKind::Mcp | ToolsetKind::Script) && !known.contains(&tool) {
                 this.error_hint(
                     this.origin(at, format!("{path}.{key}")),
                     format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
@@ -482,12 +483,18 @@ impl Validator<'_> {
             Some(s) => s.value,
             None => false,
         };
-        if !env.is_empty() && !matches!(kind, ToolsetKind::Shell | ToolsetKind::Mcp) {
+        if !env.is_empty()
+            && !matches!(
+                kind,
+                ToolsetKind::Shell | ToolsetKind::Mcp | ToolsetKind::Script
+            )
+        {
             self.error(
                 origin.clone(),
-                "env can only be used with type 'shell' or 'mcp'",
+                "env can only be used with type 'shell', 'script' or 'mcp'",
             );
         }
+        let scripts = self.scripts(path, kind, &origin, t.shell.take());
         if self.diags.len() > before {
             return None;
         }
@@ -503,8 +510,94 @@ impl Validator<'_> {
             toon,
             model: t.model.map(|m| m.value),
             mcp: server,
+            scripts,
             origin,
         })
+    }
+
+    /// `shell:` of a `type: script` toolset (and only of one).
+    fn scripts(
+        &mut self,
+        path: &str,
+        kind: ToolsetKind,
+        origin: &crate::Origin,
+        raw: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
+    ) -> Vec<Script> {
+        let Some(raw) = raw else {
+            if kind == ToolsetKind::Script {
+                self.error_hint(
+                    origin.clone(),
+                    "a `type: script` toolset needs `shell:` (its named commands)",
+                    "e.g. `shell: {run_tests: {cmd: \"task test\", description: \"Run the tests\"}}`",
+                );
+            }
+            return Vec::new();
+        };
+        if kind != ToolsetKind::Script {
+            self.error(
+                self.origin(&raw.referenced, format!("{path}.shell")),
+                format!(
+                    "`shell` only applies to `type: script` toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for (name, s) in raw.value.0 {
+            let at = self.origin(&s.referenced, format!("{path}.shell.{name}"));
+            let s = s.value;
+            let Some(cmd) = s.cmd.filter(|c| !c.trim().is_empty()) else {
+                self.error(at, format!("script `{name}` needs `cmd`"));
+                continue;
+            };
+            let args: Vec<(String, serde_json::Value)> = s.args.map(|a| a.0).unwrap_or_default();
+            // Every `$NAME` / `${NAME}` in the command must be one of its arguments: they reach
+            // the command as environment variables.
+            let undefined: Vec<String> = shell_variables(&cmd)
+                .into_iter()
+                .filter(|v| !args.iter().any(|(a, _)| a == v))
+                .collect();
+            if !undefined.is_empty() {
+                self.error_hint(
+                    at.clone(),
+                    format!(
+                        "script `{name}` uses undefined args: {}",
+                        undefined.join(", ")
+                    ),
+                    "declare them under `args:` (they are passed as environment variables)",
+                );
+                continue;
+            }
+            let required = match s.required {
+                Some(r) => r,
+                None => args.iter().map(|(a, _)| a.clone()).collect(),
+            };
+            if let Some(bad) = required.iter().find(|r| !args.iter().any(|(a, _)| a == *r)) {
+                self.error(
+                    at,
+                    format!(
+                        "script `{name}` has required arg `{bad}` which is not defined in args"
+                    ),
+                );
+                continue;
+            }
+            out.push(Script {
+                name,
+                description: s.description.unwrap_or_default(),
+                cmd,
+                args,
+                required,
+                env: s
+                    .env
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect(),
+                working_dir: s.working_dir,
+            });
+        }
+        out
     }
 
     /// The fields only `type: mcp` toolsets take, on another type: one error each.
@@ -563,4 +656,34 @@ impl Validator<'_> {
             );
         }
     }
+}
+
+/// The variables `$NAME` and `${NAME}` of a shell command (as Go's `os.Expand` finds them).
+fn shell_variables(cmd: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let bytes = cmd.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' || i + 1 >= bytes.len() {
+            i += 1;
+            continue;
+        }
+        let rest = &cmd[i + 1..];
+        let (name, used) = if let Some(inner) = rest.strip_prefix('{') {
+            match inner.find('}') {
+                Some(end) => (&inner[..end], end + 2),
+                None => ("", 1),
+            }
+        } else {
+            let len = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            (&rest[..len], len)
+        };
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_owned());
+        }
+        i += 1 + used.max(1);
+    }
+    out
 }
