@@ -6,7 +6,7 @@
 //! command it cannot run is an error at its file:line:col, never a silently wrong prompt:
 //!
 //! - `${env.NAME}` and `${env.NAME || 'default'}` (an unset or empty variable takes the
-//!   default),
+//!   default), and a bare `${NAME}` (docker-agent's older placeholder for the variable),
 //! - `${args}` (the arguments joined with `,`), `${args[N]}`, `${args.join('SEP')}`,
 //!   `${args.length}`,
 //! - `${TOOL({key: 'value', n: 1, flag: true})}`: the agent's tool, called through the
@@ -180,6 +180,13 @@ fn expression(expr: &str) -> Result<Part, String> {
     }
     if expr == "args" {
         return Ok(Part::Args);
+    }
+    // A bare `${NAME}` is the environment variable, as docker-agent's older placeholders were.
+    if is_ident(expr) && !expr.contains('-') {
+        return Ok(Part::Env {
+            name: expr.to_owned(),
+            default: String::new(),
+        });
     }
     if expr == "args.length" {
         return Ok(Part::ArgCount);
@@ -378,6 +385,13 @@ mod tests {
 
     #[test]
     fn the_supported_expressions_parse() {
+        assert_eq!(
+            parse("${SERVICE}").unwrap(),
+            vec![Part::Env {
+                name: "SERVICE".into(),
+                default: String::new()
+            }]
+        );
         let parts = parse(
             "Hi ${env.USER || 'you'}: ${args[0]} (${args.length}) ${args.join(' + ')} ${shell({cmd: \"echo hi\", timeout: 5})} !read_file(path=\"a b.txt\")",
         )

@@ -22,6 +22,8 @@ pub(crate) struct RawAgentFile {
     pub(crate) metadata: Option<BTreeMap<String, serde_json::Value>>,
     /// Reusable MCP servers, referenced from toolsets by `ref: NAME`.
     pub(crate) mcps: Option<OrderedMap<Spanned<RawMcpDef>>>,
+    /// Read only to say that RAG is not supported yet.
+    pub(crate) rag: Option<Spanned<serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -44,6 +46,8 @@ pub(crate) struct RawAgent {
     pub(crate) redact_secrets: Option<bool>,
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
+    /// Read only to say that RAG is not supported yet.
+    pub(crate) rag: Option<Spanned<serde_json::Value>>,
     pub(crate) hooks: Option<RawHooks>,
 }
 

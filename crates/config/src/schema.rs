@@ -78,6 +78,11 @@ pub const FILE_FIELDS: &[Field] = &[
         T::RefMap("mcp_server"),
         "MCP servers defined once, used by `type: mcp` toolsets with `ref: NAME`.",
     ),
+    f(
+        "rag",
+        T::Any,
+        "RAG sources: not supported yet (a load error).",
+    ),
 ];
 
 pub const AGENT_FIELDS: &[Field] = &[
@@ -161,6 +166,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "welcome_message",
         T::String,
         "Shown when an interactive session starts.",
+    ),
+    f(
+        "rag",
+        T::Any,
+        "RAG sources of the agent: not supported yet (a load error).",
     ),
     f("hooks", T::Ref("hooks"), "Lifecycle hooks, per event."),
 ];

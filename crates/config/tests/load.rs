@@ -105,7 +105,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 
@@ -342,4 +342,59 @@ fn instruction_file_is_read_relative_to_the_agent_file() {
     .unwrap();
     let f = load_file(&dir.path().join("agent.yaml")).unwrap();
     assert_eq!(f.agents[0].instruction, "be brief");
+}
+
+#[test]
+fn rag_is_named_as_not_supported_yet_where_it_is_written() {
+    let e = errors("rag:\n  docs: {}\nagents:\n  root:\n    rag: [docs]\n");
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert!(
+        e[0].starts_with("agent.yaml:2:3: rag: RAG (retrieval-augmented generation"),
+        "{}",
+        e[0]
+    );
+    assert!(e[0].contains("is not supported yet"), "{}", e[0]);
+    assert!(
+        e[1].starts_with("agent.yaml:5:10: agents.root.rag: RAG"),
+        "{}",
+        e[1]
+    );
+}
+
+#[test]
+fn commands_and_welcome_message_load_in_every_form() {
+    let file = load_str(
+        "agents:\n  root:\n    welcome_message: Hi\n    commands:\n      - a: plain ${args}\n      - b: {description: Bee, instruction: 'do ${env.X || \"y\"}'}\n      - c: {description: Only a description}\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let root = file.agent("root").unwrap();
+    assert_eq!(root.welcome_message.as_deref(), Some("Hi"));
+    let names: Vec<(&str, &str, &str)> = root
+        .commands
+        .iter()
+        .map(|c| {
+            (
+                c.name.as_str(),
+                c.description.as_str(),
+                c.instruction.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("a", "", "plain ${args}"),
+            ("b", "Bee", "do ${env.X || \"y\"}"),
+            ("c", "Only a description", "Only a description"),
+        ]
+    );
+    assert!(root.command("a").unwrap().uses_args());
+    assert!(!root.command("b").unwrap().uses_args());
+    let e = first("agents:\n  root:\n    commands: {x: {instruction: 1}}\n");
+    assert!(
+        e.ends_with("command `x`: `instruction` must be a string, not `1`"),
+        "{e}"
+    );
 }

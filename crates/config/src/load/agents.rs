@@ -146,6 +146,9 @@ impl Validator<'_> {
             .map(|h| self.hooks(&format!("{path}.hooks"), h))
             .unwrap_or_default();
         self.mcp_hook_servers(&toolsets, &hooks);
+        if let Some(rag) = &a.rag {
+            self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
+        }
         let commands = a
             .commands
             .map(|c| self.commands(&format!("{path}.commands"), c))

@@ -181,6 +181,15 @@ pub(crate) struct Validator<'a> {
 }
 
 impl Validator<'_> {
+    /// RAG (`rag:` sections and fields) is a feature of its own, not yet in Tether.
+    pub(crate) fn rag_unsupported(&mut self, at: &Location, path: &str) {
+        self.error_hint(
+            self.origin(at, path),
+            "RAG (retrieval-augmented generation: `rag` sources and `type: rag` toolsets) is not supported yet",
+            "remove the `rag` entries to run the rest of the agent file",
+        );
+    }
+
     pub(crate) fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
         Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
     }
@@ -204,6 +213,9 @@ impl Validator<'_> {
     }
 
     fn file(&mut self, raw: RawAgentFile) -> AgentFile {
+        if let Some(rag) = &raw.rag {
+            self.rag_unsupported(&rag.referenced, "rag");
+        }
         let models = self.models(raw.models.map(|m| m.0).unwrap_or_default());
         let defs = self.mcp_defs(raw.mcps.map(|m| m.0).unwrap_or_default());
         let permissions = raw
