@@ -77,10 +77,12 @@ where
     A: FnMut(String) -> F,
     F: Future<Output = Option<String>>,
 {
-    let q = format!(
-        "MCP server `{}` asks: {}\nAnswer? ([y]es/[n]o) ",
-        request.server, request.message
-    );
+    let who = if request.server.is_empty() {
+        "The agent".to_owned()
+    } else {
+        format!("MCP server `{}`", request.server)
+    };
+    let q = format!("{who} asks: {}\nAnswer? ([y]es/[n]o) ", request.message);
     match ask(q).await.map(|a| a.trim().to_lowercase()).as_deref() {
         None => return ElicitationAnswer::Decline,
         Some("y" | "yes") => {}

@@ -203,16 +203,18 @@ pub enum ToolsetKind {
     Todo,
     Mcp,
     Script,
+    UserPrompt,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
         Self::Todo,
         Self::Mcp,
         Self::Script,
+        Self::UserPrompt,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -223,6 +225,7 @@ impl ToolsetKind {
             Self::Todo => "todo",
             Self::Mcp => "mcp",
             Self::Script => "script",
+            Self::UserPrompt => "user_prompt",
         }
     }
 
@@ -246,6 +249,7 @@ impl ToolsetKind {
                 "remove_directory",
             ],
             Self::Think => &["think"],
+            Self::UserPrompt => &["user_prompt"],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
             // Known only once the server answers, or from the toolset's `shell:`.
             Self::Mcp | Self::Script => &[],
@@ -254,13 +258,12 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 11] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 10] = [
     "memory",
     "fetch",
     "mcp_catalog",
     "api",
     "lsp",
-    "user_prompt",
     "openapi",
     "open_url",
     "model_picker",

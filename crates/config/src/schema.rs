@@ -211,7 +211,15 @@ pub const SCRIPT_FIELDS: &[Field] = &[
 pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "type",
-        T::Enum(&["shell", "filesystem", "think", "todo", "mcp", "script"]),
+        T::Enum(&[
+            "shell",
+            "filesystem",
+            "think",
+            "todo",
+            "mcp",
+            "script",
+            "user_prompt",
+        ]),
         "The toolset.",
     ),
     f(

@@ -23,6 +23,7 @@ mod store_adapter;
 mod tool_call;
 mod toolbox;
 mod turn;
+mod user_prompt;
 mod worktree;
 
 use std::sync::Arc;

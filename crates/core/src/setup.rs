@@ -247,6 +247,17 @@ pub fn build_runtime(
             let set = tether_tools::build_toolset(toolset, &opts.shell);
             let source = match &toolset.mcp {
                 Some(cfg) => Source::Mcp(mcp_server(&mut servers, cfg, toolset, &mcp_ctx)),
+                None if toolset.kind == tether_config::ToolsetKind::UserPrompt => {
+                    if let Some(text) = toolbox::instruction(
+                        toolset.instruction.as_deref(),
+                        Some(crate::user_prompt::USER_PROMPT_INSTRUCTION),
+                    ) {
+                        system_prompt.push(text);
+                    }
+                    Source::Builtin(vec![Arc::new(crate::user_prompt::UserPromptTool::new(
+                        Arc::clone(&interaction),
+                    ))])
+                }
                 None => {
                     if let Some(text) = toolbox::instruction(
                         toolset.instruction.as_deref(),

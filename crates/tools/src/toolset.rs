@@ -25,8 +25,9 @@ pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
         ),
         ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
-        // Its tools come from the server, once it runs (tether-mcp).
-        ToolsetKind::Mcp => (Vec::new(), None),
+        // Its tools come from the server, once it runs (tether-mcp); `user_prompt` asks the
+        // user, so the runtime provides it.
+        ToolsetKind::Mcp | ToolsetKind::UserPrompt => (Vec::new(), None),
         ToolsetKind::Script => {
             let tools = cfg
                 .scripts
