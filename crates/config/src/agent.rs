@@ -132,6 +132,8 @@ pub struct Toolset {
     pub mcp: Option<McpServer>,
     /// `type: script`: its named commands, in file order.
     pub scripts: Vec<Script>,
+    /// `type: memory`: the database file (relative to the working directory).
+    pub path: Option<String>,
     pub origin: Origin,
 }
 
@@ -165,6 +167,7 @@ impl Toolset {
             model: None,
             mcp: None,
             scripts: Vec::new(),
+            path: None,
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -204,10 +207,11 @@ pub enum ToolsetKind {
     Mcp,
     Script,
     UserPrompt,
+    Memory,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -215,6 +219,7 @@ impl ToolsetKind {
         Self::Mcp,
         Self::Script,
         Self::UserPrompt,
+        Self::Memory,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -226,6 +231,7 @@ impl ToolsetKind {
             Self::Mcp => "mcp",
             Self::Script => "script",
             Self::UserPrompt => "user_prompt",
+            Self::Memory => "memory",
         }
     }
 
@@ -250,6 +256,13 @@ impl ToolsetKind {
             ],
             Self::Think => &["think"],
             Self::UserPrompt => &["user_prompt"],
+            Self::Memory => &[
+                "add_memory",
+                "get_memories",
+                "delete_memory",
+                "search_memories",
+                "update_memory",
+            ],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
             // Known only once the server answers, or from the toolset's `shell:`.
             Self::Mcp | Self::Script => &[],
@@ -258,8 +271,7 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 10] = [
-    "memory",
+pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
     "fetch",
     "mcp_catalog",
     "api",

@@ -77,6 +77,8 @@ pub(crate) struct RawToolset {
     pub(crate) working_dir: Option<Spanned<String>>,
     pub(crate) lifecycle: Option<Spanned<RawLifecycle>>,
     pub(crate) allow_private_ips: Option<Spanned<bool>>,
+    // `type: memory`.
+    pub(crate) path: Option<Spanned<String>>,
     // `type: script`.
     pub(crate) shell: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
 }

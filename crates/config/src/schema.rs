@@ -219,6 +219,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
             "mcp",
             "script",
             "user_prompt",
+            "memory",
         ]),
         "The toolset.",
     ),
@@ -304,6 +305,11 @@ pub const TOOLSET_FIELDS: &[Field] = &[
         "shell",
         T::RefMap("script"),
         "`type: script`: named commands, each a tool the model can call.",
+    ),
+    f(
+        "path",
+        T::String,
+        "`type: memory`: the SQLite file, relative to the working directory (default: `$TETHER_HOME/memory/default/memory.db`).",
     ),
 ];
 

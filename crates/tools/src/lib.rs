@@ -9,6 +9,7 @@
 mod args;
 mod error;
 mod filesystem;
+mod memory;
 mod schema;
 mod script;
 mod shell;
@@ -28,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use error::ToolError;
 pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
+pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
 pub use script::{ScriptTool, script_instruction};
 pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
 pub use think::ThinkTool;

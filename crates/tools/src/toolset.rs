@@ -6,8 +6,9 @@ use tether_config::ToolsetKind;
 use tether_exec::Shell;
 
 use crate::{
-    FILESYSTEM_INSTRUCTION, FilesystemTool, SHELL_INSTRUCTION, ScriptTool, ShellTool,
-    TODO_INSTRUCTION, ThinkTool, TodoTool, Tool, Toolset, script_instruction,
+    FILESYSTEM_INSTRUCTION, FilesystemTool, MEMORY_INSTRUCTION, MemoryTool, SHELL_INSTRUCTION,
+    ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoTool, Tool, Toolset,
+    script_instruction,
 };
 
 /// The tools of `cfg`: only those its `tools:` filter lists (in definition order, whatever
@@ -24,6 +25,10 @@ pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
             Some(SHELL_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
+        ToolsetKind::Memory => (
+            MemoryTool::all(cfg.path.as_deref()),
+            Some(MEMORY_INSTRUCTION.to_owned()),
+        ),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
         // Its tools come from the server, once it runs (tether-mcp); `user_prompt` asks the
         // user, so the runtime provides it.

@@ -498,6 +498,27 @@ impl Validator<'_> {
             );
         }
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
+        let memory_path = match t.path.take() {
+            Some(p) if kind != ToolsetKind::Memory => {
+                self.error(
+                    self.origin(&p.referenced, format!("{path}.path")),
+                    format!(
+                        "`path` only applies to `type: memory` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+                None
+            }
+            Some(p) if p.value.split('/').any(|c| c == "..") => {
+                self.error_hint(
+                    self.origin(&p.referenced, format!("{path}.path")),
+                    format!("the memory path `{}` leaves the working directory", p.value),
+                    "give a path inside the working directory, or an absolute one",
+                );
+                None
+            }
+            p => p.map(|p| p.value),
+        };
         if self.diags.len() > before {
             return None;
         }
@@ -514,6 +535,7 @@ impl Validator<'_> {
             model: t.model.map(|m| m.value),
             mcp: server,
             scripts,
+            path: memory_path,
             origin,
         })
     }
