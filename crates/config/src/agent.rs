@@ -134,6 +134,10 @@ pub struct Toolset {
     pub scripts: Vec<Script>,
     /// `type: memory`: the database file (relative to the working directory).
     pub path: Option<String>,
+    /// `type: fetch`: the request timeout.
+    pub timeout: Option<std::time::Duration>,
+    /// `type: fetch`: private and loopback addresses may be fetched.
+    pub allow_private_ips: bool,
     pub origin: Origin,
 }
 
@@ -168,6 +172,8 @@ impl Toolset {
             mcp: None,
             scripts: Vec::new(),
             path: None,
+            timeout: None,
+            allow_private_ips: false,
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -208,10 +214,11 @@ pub enum ToolsetKind {
     Script,
     UserPrompt,
     Memory,
+    Fetch,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -220,6 +227,7 @@ impl ToolsetKind {
         Self::Script,
         Self::UserPrompt,
         Self::Memory,
+        Self::Fetch,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -232,6 +240,7 @@ impl ToolsetKind {
             Self::Script => "script",
             Self::UserPrompt => "user_prompt",
             Self::Memory => "memory",
+            Self::Fetch => "fetch",
         }
     }
 
@@ -256,6 +265,7 @@ impl ToolsetKind {
             ],
             Self::Think => &["think"],
             Self::UserPrompt => &["user_prompt"],
+            Self::Fetch => &["fetch"],
             Self::Memory => &[
                 "add_memory",
                 "get_memories",
@@ -271,8 +281,7 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
-    "fetch",
+pub const UNSUPPORTED_TOOLSETS: [&str; 8] = [
     "mcp_catalog",
     "api",
     "lsp",

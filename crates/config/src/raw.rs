@@ -79,6 +79,8 @@ pub(crate) struct RawToolset {
     pub(crate) allow_private_ips: Option<Spanned<bool>>,
     // `type: memory`.
     pub(crate) path: Option<Spanned<String>>,
+    // `type: fetch`.
+    pub(crate) timeout: Option<Spanned<i64>>,
     // `type: script`.
     pub(crate) shell: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
 }

@@ -220,6 +220,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
             "script",
             "user_prompt",
             "memory",
+            "fetch",
         ]),
         "The toolset.",
     ),
@@ -299,7 +300,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "allow_private_ips",
         T::Boolean,
-        "Not supported yet (it governs OAuth requests, and Tether has no OAuth flow).",
+        "`type: fetch`: private and loopback addresses may be fetched. On `type: mcp`: not supported yet (it governs OAuth requests).",
     ),
     f(
         "shell",
@@ -310,6 +311,11 @@ pub const TOOLSET_FIELDS: &[Field] = &[
         "path",
         T::String,
         "`type: memory`: the SQLite file, relative to the working directory (default: `$TETHER_HOME/memory/default/memory.db`).",
+    ),
+    f(
+        "timeout",
+        T::Integer,
+        "`type: fetch`: the request timeout in seconds (default 30).",
     ),
 ];
 

@@ -279,7 +279,7 @@ fn timeout_zero_or_negative_means_the_default() {
 #[test]
 fn references_to_agents_models_and_toolsets_are_checked() {
     let e = errors(
-        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: fetch\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
+        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: api\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
     );
     let firsts: Vec<_> = e
         .iter()
@@ -290,7 +290,7 @@ fn references_to_agents_models_and_toolsets_are_checked() {
         [
             "agent.yaml:3:12: agents.root.model: unknown model `fast`",
             "agent.yaml:4:18: agents.root.sub_agents[0]: unknown agent `helper` (agents: root)",
-            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `fetch` is not supported by tether",
+            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `api` is not supported by tether",
             "agent.yaml:8:17: agents.root.toolsets[1].tools[0]: unknown tool `read_fil` in a `filesystem` toolset",
             "agent.yaml:10:16: agents.root.toolsets[2].safer: safer can only be used with type 'shell'",
         ]

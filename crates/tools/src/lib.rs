@@ -8,7 +8,9 @@
 
 mod args;
 mod error;
+mod fetch;
 mod filesystem;
+mod html;
 mod memory;
 mod schema;
 mod script;
@@ -28,6 +30,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use error::ToolError;
+pub use fetch::{FETCH_INSTRUCTION, FetchTool};
 pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
 pub use script::{ScriptTool, script_instruction};

@@ -6,9 +6,9 @@ use tether_config::ToolsetKind;
 use tether_exec::Shell;
 
 use crate::{
-    FILESYSTEM_INSTRUCTION, FilesystemTool, MEMORY_INSTRUCTION, MemoryTool, SHELL_INSTRUCTION,
-    ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoTool, Tool, Toolset,
-    script_instruction,
+    FETCH_INSTRUCTION, FILESYSTEM_INSTRUCTION, FetchTool, FilesystemTool, MEMORY_INSTRUCTION,
+    MemoryTool, SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoTool,
+    Tool, Toolset, script_instruction,
 };
 
 /// The tools of `cfg`: only those its `tools:` filter lists (in definition order, whatever
@@ -25,6 +25,10 @@ pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
             Some(SHELL_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
+        ToolsetKind::Fetch => (
+            vec![Arc::new(FetchTool::new(cfg.timeout, cfg.allow_private_ips))],
+            Some(FETCH_INSTRUCTION.to_owned()),
+        ),
         ToolsetKind::Memory => (
             MemoryTool::all(cfg.path.as_deref()),
             Some(MEMORY_INSTRUCTION.to_owned()),

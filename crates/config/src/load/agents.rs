@@ -383,13 +383,48 @@ impl Validator<'_> {
         if let Some(m) = &t.model {
             self.model_ref(&format!("{path}.model"), m, file);
         }
-        if let Some(a) = &t.allow_private_ips {
+        let allow_private_ips = t
+            .allow_private_ips
+            .as_ref()
+            .is_some_and(|a| kind == ToolsetKind::Fetch && a.value);
+        if let Some(a) = t
+            .allow_private_ips
+            .as_ref()
+            .filter(|_| kind == ToolsetKind::Mcp)
+        {
             self.error_hint(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
                 "remove it; Tether connects to the `remote.url` you give, private addresses included",
             );
+        } else if let Some(a) = t
+            .allow_private_ips
+            .as_ref()
+            .filter(|_| kind != ToolsetKind::Fetch)
+        {
+            self.error(
+                self.origin(&a.referenced, format!("{path}.allow_private_ips")),
+                format!(
+                    "`allow_private_ips` applies to `type: fetch` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
         }
+        let timeout = match t.timeout.take() {
+            Some(v) if kind != ToolsetKind::Fetch => {
+                self.error(
+                    self.origin(&v.referenced, format!("{path}.timeout")),
+                    format!(
+                        "`timeout` applies to `type: fetch` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+                None
+            }
+            Some(v) if v.value <= 0 => None,
+            Some(v) => Some(std::time::Duration::from_secs(v.value.unsigned_abs())),
+            None => None,
+        };
         let mcp = if kind == ToolsetKind::Mcp {
             self.mcp_toolset(path, &origin, &mut t, defs)
         } else {
@@ -536,6 +571,8 @@ impl Validator<'_> {
             mcp: server,
             scripts,
             path: memory_path,
+            timeout,
+            allow_private_ips,
             origin,
         })
     }

@@ -1,0 +1,400 @@
+//! `type: fetch`: HTTP GET of one or more URLs, as docker-agent's `fetch` tool (`urls`,
+//! `format` text | markdown | html, `timeout`). robots.txt is respected; bodies are cut at
+//! 1 MiB; at most 5 redirects are followed. Loopback, private, link-local and other
+//! non-public addresses are refused (the model chooses the URL, so it must not reach the
+//! machine's own services or the local network) unless the toolset sets
+//! `allow_private_ips: true`; names are checked after DNS resolution and on every redirect.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use serde_json::{Map, Value, json};
+
+use crate::html::{Flavor, convert};
+use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
+
+pub const FETCH_INSTRUCTION: &str = "## Fetch Tool\n\nFetch content from HTTP/HTTPS URLs. Supports multiple URLs per call, output format selection (text, markdown, html), and respects robots.txt.";
+
+const MAX_BODY: usize = 1 << 20;
+const MAX_REDIRECTS: usize = 5;
+const USER_AGENT: &str = concat!("tether/", env!("CARGO_PKG_VERSION"));
+
+/// Whether `ip` is on the public internet.
+fn public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_unspecified()
+                || v4.is_broadcast()
+                || v4.is_documentation()
+                || a == 0
+                || (a == 100 && (64..128).contains(&b))
+                || a >= 224)
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
+/// A resolver that drops non-public addresses (so a name pointing at 127.0.0.1 fails too).
+struct PublicOnly;
+
+impl reqwest::dns::Resolve for PublicOnly {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        Box::pin(async move {
+            let host = name.as_str().to_owned();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .filter(|a| public(a.ip()))
+                .collect();
+            if addrs.is_empty() {
+                return Err(format!(
+                    "`{host}` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
+                )
+                .into());
+            }
+            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+fn literal_refused(url: &reqwest::Url) -> Option<String> {
+    let host = url.host_str()?;
+    let ip: IpAddr = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .ok()?;
+    (!public(ip)).then(|| {
+        format!("`{ip}` is not a public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)")
+    })
+}
+
+#[derive(Debug)]
+pub struct FetchTool {
+    definition: ToolDefinition,
+    timeout: Duration,
+    allow_private: bool,
+}
+
+impl FetchTool {
+    pub fn new(timeout: Option<Duration>, allow_private: bool) -> Self {
+        Self {
+            definition: ToolDefinition {
+                name: "fetch".to_owned(),
+                description: "Fetch content from one or more HTTP/HTTPS URLs. Returns the response body and metadata.".to_owned(),
+                parameters: json!({
+                    "type": "object",
+                    "properties": {
+                        "urls": {"type": "array", "items": {"type": "string"}, "description": "Array of URLs to fetch", "minItems": 1},
+                        "format": {"type": "string", "description": "The format to return the content in (text, markdown, or html)", "enum": ["text", "markdown", "html"]},
+                        "timeout": {"type": "integer", "description": "Request timeout in seconds (default: 30)", "minimum": 1, "maximum": 300}
+                    },
+                    "required": ["urls", "format"],
+                    "additionalProperties": false
+                }),
+                read_only: false,
+                category: "fetch",
+            },
+            timeout: timeout.unwrap_or(Duration::from_secs(30)),
+            allow_private,
+        }
+    }
+
+    fn client(&self, timeout: Duration) -> Result<reqwest::Client, String> {
+        let allow_private = self.allow_private;
+        let policy = reqwest::redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_REDIRECTS {
+                return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
+            }
+            if !allow_private && let Some(why) = literal_refused(attempt.url()) {
+                return attempt.error(why);
+            }
+            attempt.follow()
+        });
+        let mut b = tether_providers::client_builder()
+            .redirect(policy)
+            .timeout(timeout)
+            .user_agent(USER_AGENT);
+        if !self.allow_private {
+            b = b.dns_resolver(Arc::new(PublicOnly));
+        }
+        b.build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))
+    }
+}
+
+/// One URL's outcome (docker-agent's field names).
+#[derive(Debug, Default, serde::Serialize)]
+struct Fetched {
+    url: String,
+    #[serde(rename = "statusCode")]
+    status_code: u16,
+    status: String,
+    #[serde(rename = "contentType", skip_serializing_if = "String::is_empty")]
+    content_type: String,
+    #[serde(rename = "contentLength")]
+    content_length: usize,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    body: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    error: String,
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// robots.txt's verdict for `path` (the `*` group; the longest matching rule wins).
+fn robots_allow(robots: &str, path: &str) -> bool {
+    let mut in_star = false;
+    let mut group_started = false;
+    let mut best: Option<(usize, bool)> = None;
+    for line in robots.lines() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        let Some((key, value)) = line.split_once(':') else {
+            continue;
+        };
+        let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
+        match key.as_str() {
+            "user-agent" => {
+                if group_started {
+                    in_star = false;
+                    group_started = false;
+                }
+                in_star |= value == "*";
+            }
+            "allow" | "disallow" if in_star => {
+                group_started = true;
+                if value.is_empty() || !path.starts_with(value) {
+                    continue;
+                }
+                let allow = key == "allow";
+                if best.is_none_or(|(len, _)| value.len() > len) {
+                    best = Some((value.len(), allow));
+                }
+            }
+            _ => group_started |= in_star,
+        }
+    }
+    best.is_none_or(|(_, allow)| allow)
+}
+
+impl FetchTool {
+    async fn fetch(
+        &self,
+        client: &reqwest::Client,
+        url: &str,
+        format: &str,
+        robots: &mut Vec<(String, bool)>,
+    ) -> Fetched {
+        let mut r = Fetched {
+            url: url.to_owned(),
+            ..Fetched::default()
+        };
+        let parsed = match reqwest::Url::parse(url) {
+            Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => u,
+            Ok(_) => {
+                "only HTTP and HTTPS URLs are supported".clone_into(&mut r.error);
+                return r;
+            }
+            Err(e) => {
+                r.error = format!("invalid URL: {e}");
+                return r;
+            }
+        };
+        if !self.allow_private
+            && let Some(why) = literal_refused(&parsed)
+        {
+            r.error = why;
+            return r;
+        }
+        let origin = parsed.origin().ascii_serialization();
+        let allowed = match robots.iter().find(|(o, _)| *o == origin) {
+            Some((_, a)) => *a,
+            None => {
+                let a = match client.get(format!("{origin}/robots.txt")).send().await {
+                    Ok(resp) if resp.status() == reqwest::StatusCode::NOT_FOUND => true,
+                    Ok(resp) if resp.status().is_success() => {
+                        let text = resp.text().await.unwrap_or_default();
+                        robots_allow(&text, parsed.path())
+                    }
+                    Ok(_) => false,
+                    Err(_) => true,
+                };
+                robots.push((origin, a));
+                a
+            }
+        };
+        if !allowed {
+            "URL blocked by robots.txt".clone_into(&mut r.error);
+            return r;
+        }
+        let accept = match format {
+            "markdown" => "text/markdown;q=1.0, text/plain;q=0.9, text/html;q=0.7, */*;q=0.1",
+            "html" => "text/html;q=1.0, text/plain;q=0.8, */*;q=0.1",
+            "text" => "text/plain;q=1.0, text/markdown;q=0.9, text/html;q=0.8, */*;q=0.1",
+            _ => "text/plain;q=1.0, */*;q=0.1",
+        };
+        let resp = match client.get(parsed).header("Accept", accept).send().await {
+            Ok(resp) => resp,
+            Err(e) => {
+                r.error = format!("request failed: {}", error_chain(&e));
+                return r;
+            }
+        };
+        r.status_code = resp.status().as_u16();
+        r.status = resp.status().to_string();
+        r.content_type = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or_default()
+            .to_owned();
+        let mut body = Vec::new();
+        let mut stream = resp.bytes_stream();
+        let mut cut = false;
+        while let Some(chunk) = stream.next().await {
+            match chunk {
+                Ok(bytes) => {
+                    let room = MAX_BODY - body.len();
+                    if bytes.len() >= room {
+                        body.extend_from_slice(&bytes[..room]);
+                        cut = true;
+                        break;
+                    }
+                    body.extend_from_slice(&bytes);
+                }
+                Err(e) => {
+                    r.error = format!("failed to read response body: {}", error_chain(&e));
+                    return r;
+                }
+            }
+        }
+        let text = String::from_utf8_lossy(&body).into_owned();
+        let html = r.content_type.contains("text/html");
+        r.body = match format {
+            "markdown" if html => convert(&text, Flavor::Markdown),
+            "text" if html => convert(&text, Flavor::Text),
+            _ => text,
+        };
+        if cut {
+            r.body.push_str(&format!("\n[cut at {MAX_BODY} bytes]"));
+        }
+        r.content_length = r.body.len();
+        r
+    }
+}
+
+impl Tool for FetchTool {
+    fn definition(&self) -> &ToolDefinition {
+        &self.definition
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: &'a Map<String, Value>,
+        ctx: ToolContext<'a>,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let urls: Vec<&str> = args
+                .get("urls")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if urls.is_empty() {
+                return ToolResult::error("at least one URL is required");
+            }
+            let format = args.get("format").and_then(Value::as_str).unwrap_or("");
+            let timeout = args
+                .get("timeout")
+                .and_then(Value::as_u64)
+                .filter(|t| *t > 0)
+                .map_or(self.timeout, |t| Duration::from_secs(t.min(300)));
+            let client = match self.client(timeout) {
+                Ok(c) => c,
+                Err(e) => return ToolResult::error(e),
+            };
+            let mut robots = Vec::new();
+            let mut results = Vec::new();
+            for url in &urls {
+                let fetched = tokio::select! {
+                    r = self.fetch(&client, url, format, &mut robots) => r,
+                    () = ctx.cancel.cancelled() => return ToolResult::error("cancelled"),
+                };
+                results.push(fetched);
+            }
+            if let [one] = results.as_slice() {
+                if !one.error.is_empty() {
+                    return ToolResult::error(format!("Error fetching {}: {}", one.url, one.error));
+                }
+                return ToolResult::ok(format!(
+                    "Successfully fetched {} (Status: {}, Length: {} bytes):\n\n{}",
+                    one.url, one.status_code, one.content_length, one.body
+                ));
+            }
+            ToolResult::ok(serde_json::to_string(&results).unwrap_or_default())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for private in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.5.5",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!public(private.parse().unwrap()), "{private}");
+        }
+        for open in ["1.1.1.1", "8.8.8.8", "2606:4700:4700::1111"] {
+            assert!(public(open.parse().unwrap()), "{open}");
+        }
+    }
+
+    #[test]
+    fn robots_rules_apply_longest_match_in_the_star_group() {
+        let robots = "User-agent: bot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\nAllow: /private/ok\n";
+        assert!(robots_allow(robots, "/public"));
+        assert!(!robots_allow(robots, "/private/x"));
+        assert!(robots_allow(robots, "/private/ok/page"));
+        assert!(robots_allow("", "/anything"));
+    }
+}
