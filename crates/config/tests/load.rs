@@ -398,3 +398,20 @@ fn commands_and_welcome_message_load_in_every_form() {
         "{e}"
     );
 }
+
+#[test]
+fn docker_catalog_servers_take_secret_names_in_env() {
+    load_str(
+        "agents:\n  root:\n    toolsets:\n      - type: mcp\n        ref: docker:brave\n        env:\n          brave.api_key: ${BRAVE_API_KEY}\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let e = first(
+        "agents:\n  root:\n    toolsets:\n      - type: mcp\n        command: srv\n        env:\n          brave.api_key: x\n",
+    );
+    assert!(
+        e.ends_with("invalid environment variable name `brave.api_key` in `env`"),
+        "{e}"
+    );
+}

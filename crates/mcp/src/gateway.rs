@@ -109,7 +109,7 @@ pub(crate) async fn prepare(
         let value = own
             .iter()
             .rev()
-            .find(|(k, _)| *k == secret.env)
+            .find(|(k, _)| *k == secret.env || *k == secret.name)
             .map(|(_, v)| v.clone())
             .or_else(|| lookup.var(&secret.env))
             .filter(|v| !v.is_empty())

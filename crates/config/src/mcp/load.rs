@@ -290,8 +290,18 @@ impl Validator<'_> {
                     true
                 }
             };
+        // A Docker catalog server's `env` may name its secrets (`brave.api_key`).
+        let gateway = s
+            .reference
+            .as_ref()
+            .is_some_and(|r| r.value.starts_with("docker:"));
         for (key, value) in &s.env {
-            if !is_env_name(key) {
+            let secret_name = gateway
+                && !key.is_empty()
+                && key
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'));
+            if !is_env_name(key) && !secret_name {
                 self.error(
                     origin.clone(),
                     format!("invalid environment variable name `{key}` in `env`"),
