@@ -113,17 +113,25 @@ pub(crate) fn current_dir() -> anyhow::Result<PathBuf> {
     std::env::current_dir().map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))
 }
 
+/// The text of `--input FILE|-` (`-` reads standard input); `None` when absent or blank.
+pub(crate) fn read_input_text(arg: Option<&str>) -> anyhow::Result<Option<String>> {
+    let text = match arg {
+        None => return Ok(None),
+        Some("-") => {
+            let mut s = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                .map_err(|e| user_error(format!("cannot read the input from stdin: {e}")))?;
+            s
+        }
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| user_error(format!("cannot read `{path}`: {e}")))?,
+    };
+    Ok(Some(text).filter(|t| !t.trim().is_empty()))
+}
+
 /// `$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else `~/.local/share/tether`.
 pub(crate) fn tether_home() -> PathBuf {
-    let var = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("TETHER_HOME")
-        .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("tether")))
-        .or_else(|| var("HOME").map(|h| h.join(".local/share/tether")))
-        .unwrap_or_else(|| PathBuf::from(".tether"))
+    tether_config::data_dir()
 }
 
 /// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`).

@@ -126,11 +126,12 @@ pub(crate) fn hooks_md() -> String {
             b.name, b.events, b.args, b.output
         );
     }
-    out.push_str(DECISIONS);
+    out.push_str(DIFFERENCES);
     out
 }
 
-const DECISIONS: &str = "
+/// Where Tether behaves differently from docker-agent; the reasons are in docs/design.md.
+const DIFFERENCES: &str = "
 ## Where Tether differs from docker-agent
 
 | topic | Tether |

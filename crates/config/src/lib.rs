@@ -35,7 +35,7 @@ pub use mcp::{
     RemoteTransport, Restart, parse_go_duration,
 };
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
-pub use user::UserConfig;
+pub use user::{UserConfig, data_dir};
 
 /// Why a config could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

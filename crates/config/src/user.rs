@@ -48,6 +48,20 @@ struct RawSettings {
     snapshot: Option<bool>,
 }
 
+/// Where Tether keeps its data (sessions, logs, memories): `$TETHER_HOME`, else
+/// `$XDG_DATA_HOME/tether`, else `~/.local/share/tether`.
+pub fn data_dir() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("TETHER_HOME")
+        .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("tether")))
+        .or_else(|| var("HOME").map(|h| h.join(".local/share/tether")))
+        .unwrap_or_else(|| PathBuf::from(".tether"))
+}
+
 impl UserConfig {
     /// `$XDG_CONFIG_HOME/tether/config.yaml`, else `~/.config/tether/config.yaml`.
     pub fn default_path(xdg_config_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {

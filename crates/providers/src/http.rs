@@ -85,6 +85,22 @@ pub fn client_builder() -> reqwest::ClientBuilder {
     reqwest::Client::builder()
 }
 
+/// An error's message followed by its causes (reqwest's own text is terse: the refusal of a
+/// connection or a resolver is a cause), each said once.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
 /// Builds a model client's HTTP client.
 pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
     client_builder()

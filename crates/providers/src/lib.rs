@@ -30,7 +30,7 @@ use std::sync::Arc;
 pub use anthropic::AnthropicProvider;
 pub use error::ProviderError;
 pub use google::GeminiProvider;
-pub use http::{HttpOptions, build_client, client_builder};
+pub use http::{HttpOptions, build_client, client_builder, error_chain};
 pub use openai::{Api, OpenAiProvider};
 pub use script::ScriptProvider;
 pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv};

@@ -13,6 +13,8 @@ use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
+use tether_providers::error_chain;
+
 use crate::html::{Flavor, convert};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
@@ -154,20 +156,6 @@ struct Fetched {
     body: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     error: String,
-}
-
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// robots.txt's verdict for `path` (the `*` group; the longest matching rule wins).

@@ -27,23 +27,10 @@ struct Store {
     conn: Mutex<Option<(PathBuf, Connection)>>,
 }
 
-/// `$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else `~/.local/share/tether`.
-fn data_dir() -> PathBuf {
-    let var = |n: &str| {
-        std::env::var_os(n)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    var("TETHER_HOME")
-        .or_else(|| var("XDG_DATA_HOME").map(|d| d.join("tether")))
-        .or_else(|| var("HOME").map(|h| h.join(".local/share/tether")))
-        .unwrap_or_else(|| PathBuf::from(".tether"))
-}
-
 impl Store {
     fn file(&self, working_dir: &Path) -> Result<PathBuf, String> {
         let Some(p) = &self.path else {
-            return Ok(data_dir().join("memory/default/memory.db"));
+            return Ok(tether_config::data_dir().join("memory/default/memory.db"));
         };
         let given = Path::new(p);
         if given.is_absolute() {

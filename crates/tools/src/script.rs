@@ -10,10 +10,10 @@ use std::path::PathBuf;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tether_config::Script;
-use tether_exec::{ExecSpec, Shell, Spool, Stdin};
+use tether_exec::Shell;
 
 use crate::args::resolve;
-use crate::shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, default_spool_dir, render};
+use crate::shell::{DEFAULT_TIMEOUT, command_spec, default_spool_dir, render};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 /// One named command.
@@ -112,23 +112,21 @@ impl Tool for ScriptTool {
                 None | Some("") => ctx.working_dir.to_path_buf(),
                 Some(dir) => resolve(ctx.working_dir, dir),
             };
-            let mut spec = ExecSpec::new(self.shell.program.clone(), cwd);
-            spec.args = self.shell.args(&self.cmd);
-            spec.env = ctx.env.to_vec();
-            spec.env.extend(self.env.iter().cloned());
-            for (k, v) in args {
-                if let Some(v) = env_value(v) {
-                    spec.env.push((OsString::from(k), OsString::from(v)));
-                }
-            }
-            spec.stdin = Stdin::Null;
-            spec.timeout = Some(DEFAULT_TIMEOUT);
-            spec.cancel = Some(ctx.cancel.clone());
-            spec.merge_stderr = true;
-            spec.spool = Some(Spool {
-                dir: self.spool_dir.clone(),
-                keep_in_memory: KEEP_IN_MEMORY,
-            });
+            let mut env = self.env.clone();
+            env.extend(
+                args.iter().filter_map(|(k, v)| {
+                    env_value(v).map(|v| (OsString::from(k), OsString::from(v)))
+                }),
+            );
+            let spec = command_spec(
+                &self.shell,
+                &self.cmd,
+                cwd,
+                &env,
+                DEFAULT_TIMEOUT,
+                &ctx,
+                &self.spool_dir,
+            );
             render(&tether_exec::run(spec).await, DEFAULT_TIMEOUT)
         })
     }

@@ -122,20 +122,44 @@ impl ShellTool {
             None | Some("") => ctx.working_dir.to_path_buf(),
             Some(dir) => resolve(ctx.working_dir, dir),
         };
-        let mut spec = ExecSpec::new(self.shell.program.clone(), cwd);
-        spec.args = self.shell.args(&cmd);
-        spec.env = ctx.env.to_vec();
-        spec.env.extend(self.env.iter().cloned());
-        spec.stdin = Stdin::Null;
-        spec.timeout = Some(timeout);
-        spec.cancel = Some(ctx.cancel.clone());
-        spec.merge_stderr = true;
-        spec.spool = Some(Spool {
-            dir: self.spool_dir.clone(),
-            keep_in_memory: KEEP_IN_MEMORY,
-        });
+        let spec = command_spec(
+            &self.shell,
+            &cmd,
+            cwd,
+            &self.env,
+            timeout,
+            &ctx,
+            &self.spool_dir,
+        );
         Ok((spec, timeout))
     }
+}
+
+/// A command run by `shell -c`, as the shell tool and script tools run theirs: no stdin,
+/// stderr merged into stdout, huge output spooled, killed with its group on timeout or
+/// cancellation. `env` goes after the context's (it is more specific).
+pub(crate) fn command_spec(
+    shell: &Shell,
+    cmd: &str,
+    cwd: PathBuf,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+    ctx: &ToolContext<'_>,
+    spool_dir: &std::path::Path,
+) -> ExecSpec {
+    let mut spec = ExecSpec::new(shell.program.clone(), cwd);
+    spec.args = shell.args(cmd);
+    spec.env = ctx.env.to_vec();
+    spec.env.extend(env.iter().cloned());
+    spec.stdin = Stdin::Null;
+    spec.timeout = Some(timeout);
+    spec.cancel = Some(ctx.cancel.clone());
+    spec.merge_stderr = true;
+    spec.spool = Some(Spool {
+        dir: spool_dir.to_path_buf(),
+        keep_in_memory: KEEP_IN_MEMORY,
+    });
+    spec
 }
 
 impl Tool for ShellTool {

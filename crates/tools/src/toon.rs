@@ -57,7 +57,7 @@ impl Json {
     }
 }
 
-/// Rewrites each `\uXXXX` escape of a UTF-16 surrogate that is not half of a valid pair as
+/// Rewrites each `\u` escape (four hex digits) of a UTF-16 surrogate that is not half of a valid pair as
 /// `\ufffd`: Go decodes it to U+FFFD where serde_json rejects the text (JavaScript tools
 /// that cut a string inside an emoji produce these).
 fn replace_lone_surrogates(text: &str) -> Cow<'_, str> {

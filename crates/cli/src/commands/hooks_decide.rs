@@ -2,8 +2,6 @@
 //! It is the runtime's own ladder (`Runtime::decide`), so its answer is the one a real call
 //! gets.
 
-use std::io::Read;
-
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tether_core::{Blocked, Decision, Session};
@@ -49,21 +47,9 @@ struct DecideHook<'a> {
 
 /// The call's arguments: the `tool_input` of a hook Input, or the object itself.
 fn read_arguments(arg: Option<&str>) -> anyhow::Result<Map<String, Value>> {
-    let text = match arg {
-        None => return Ok(Map::new()),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| user_error(format!("cannot read the input from stdin: {e}")))?;
-            s
-        }
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| user_error(format!("cannot read `{path}`: {e}")))?,
-    };
-    if text.trim().is_empty() {
+    let Some(text) = crate::common::read_input_text(arg)? else {
         return Ok(Map::new());
-    }
+    };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(mut m)) => match m.remove("tool_input") {
             Some(Value::Object(args)) => Ok(args),

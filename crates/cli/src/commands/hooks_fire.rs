@@ -1,7 +1,6 @@
 //! `tether hooks fire EVENT`: one dispatch, no model, the aggregate as JSON (CLI.md).
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -48,21 +47,9 @@ struct FireHook<'a> {
 }
 
 fn read_input(arg: Option<&str>) -> anyhow::Result<HookInput> {
-    let text = match arg {
-        None => return Ok(HookInput::default()),
-        Some("-") => {
-            let mut s = String::new();
-            std::io::stdin()
-                .read_to_string(&mut s)
-                .map_err(|e| user_error(format!("cannot read the input from stdin: {e}")))?;
-            s
-        }
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| user_error(format!("cannot read `{path}`: {e}")))?,
-    };
-    if text.trim().is_empty() {
+    let Some(text) = common::read_input_text(arg)? else {
         return Ok(HookInput::default());
-    }
+    };
     serde_json::from_str(&text)
         .map_err(|e| user_error(format!("the input is not a hook Input JSON object: {e}")))
 }

@@ -3,8 +3,6 @@
 use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
-use crate::Command;
-use crate::agent::Script;
 use crate::agent::{
     Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
@@ -12,7 +10,7 @@ use crate::agent::{
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
-use crate::raw::{OrderedMap, RawAgent, RawDefer, RawModel, RawPermissions, RawScript, RawToolset};
+use crate::raw::{RawAgent, RawDefer, RawModel, RawPermissions, RawToolset};
 
 use super::Validator;
 
@@ -178,100 +176,6 @@ impl Validator<'_> {
             hooks,
             origin,
         }
-    }
-
-    /// `commands:` as docker-agent accepts it: a map, or a list of one-entry maps; each value
-    /// a string (the instruction) or `{description, instruction}`.
-    pub(super) fn commands(&mut self, path: &str, raw: Spanned<serde_json::Value>) -> Vec<Command> {
-        let origin = self.origin(&raw.referenced, path);
-        let entries: Vec<(String, serde_json::Value)> = match raw.value {
-            serde_json::Value::Object(m) => m.into_iter().collect(),
-            serde_json::Value::Array(items) => {
-                let mut out = Vec::new();
-                for item in items {
-                    match item {
-                        serde_json::Value::Object(m) => out.extend(m),
-                        other => {
-                            self.error(
-                                origin.clone(),
-                                format!(
-                                    "a `commands` list holds `NAME: prompt` entries, not `{other}`"
-                                ),
-                            );
-                        }
-                    }
-                }
-                out
-            }
-            serde_json::Value::Null => Vec::new(),
-            other => {
-                self.error_hint(
-                    origin,
-                    format!("`commands` must be a map of names to prompts, not `{other}`"),
-                    "e.g. `commands: {df: \"Check the free disk space\"}`",
-                );
-                return Vec::new();
-            }
-        };
-        let mut out: Vec<Command> = Vec::new();
-        for (name, value) in entries {
-            let (description, instruction) = match value {
-                serde_json::Value::String(s) => (String::new(), s),
-                serde_json::Value::Object(mut m) => {
-                    let mut text = |key: &str| match m.remove(key) {
-                        Some(serde_json::Value::String(s)) => Ok(s),
-                        None | Some(serde_json::Value::Null) => Ok(String::new()),
-                        Some(other) => Err(format!("`{key}` must be a string, not `{other}`")),
-                    };
-                    let (d, i) = match (text("description"), text("instruction")) {
-                        (Ok(d), Ok(i)) => (d, i),
-                        (Err(e), _) | (_, Err(e)) => {
-                            self.error(origin.clone(), format!("command `{name}`: {e}"));
-                            continue;
-                        }
-                    };
-                    if let Some(key) = m.keys().next() {
-                        self.error(
-                            origin.clone(),
-                            format!("command `{name}`: unknown field `{key}`, expected description or instruction"),
-                        );
-                        continue;
-                    }
-                    if d.is_empty() && i.is_empty() {
-                        self.error(
-                            origin.clone(),
-                            format!(
-                                "command `{name}` must have an `instruction` or a `description`"
-                            ),
-                        );
-                        continue;
-                    }
-                    let i = if i.is_empty() { d.clone() } else { i };
-                    (d, i)
-                }
-                other => {
-                    self.error(
-                        origin.clone(),
-                        format!("command `{name}` must be a prompt string or `{{description, instruction}}`, not `{other}`"),
-                    );
-                    continue;
-                }
-            };
-            if out.iter().any(|c| c.name == name) {
-                self.error(origin.clone(), format!("command `{name}` is defined twice"));
-                continue;
-            }
-            match crate::commands::parse(&instruction) {
-                Ok(parts) => out.push(Command {
-                    name,
-                    description,
-                    instruction,
-                    parts,
-                }),
-                Err(e) => self.error(origin.clone(), format!("command `{name}`: {e}")),
-            }
-        }
-        out
     }
 
     /// An `mcp` hook must name one of the agent's MCP servers. A server without a `name` or
@@ -577,91 +481,6 @@ impl Validator<'_> {
         })
     }
 
-    /// `shell:` of a `type: script` toolset (and only of one).
-    fn scripts(
-        &mut self,
-        path: &str,
-        kind: ToolsetKind,
-        origin: &crate::Origin,
-        raw: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
-    ) -> Vec<Script> {
-        let Some(raw) = raw else {
-            if kind == ToolsetKind::Script {
-                self.error_hint(
-                    origin.clone(),
-                    "a `type: script` toolset needs `shell:` (its named commands)",
-                    "e.g. `shell: {run_tests: {cmd: \"task test\", description: \"Run the tests\"}}`",
-                );
-            }
-            return Vec::new();
-        };
-        if kind != ToolsetKind::Script {
-            self.error(
-                self.origin(&raw.referenced, format!("{path}.shell")),
-                format!(
-                    "`shell` only applies to `type: script` toolsets, not `type: {}`",
-                    kind.type_name()
-                ),
-            );
-            return Vec::new();
-        }
-        let mut out = Vec::new();
-        for (name, s) in raw.value.0 {
-            let at = self.origin(&s.referenced, format!("{path}.shell.{name}"));
-            let s = s.value;
-            let Some(cmd) = s.cmd.filter(|c| !c.trim().is_empty()) else {
-                self.error(at, format!("script `{name}` needs `cmd`"));
-                continue;
-            };
-            let args: Vec<(String, serde_json::Value)> = s.args.map(|a| a.0).unwrap_or_default();
-            // Every `$NAME` / `${NAME}` in the command must be one of its arguments: they reach
-            // the command as environment variables.
-            let undefined: Vec<String> = shell_variables(&cmd)
-                .into_iter()
-                .filter(|v| !args.iter().any(|(a, _)| a == v))
-                .collect();
-            if !undefined.is_empty() {
-                self.error_hint(
-                    at.clone(),
-                    format!(
-                        "script `{name}` uses undefined args: {}",
-                        undefined.join(", ")
-                    ),
-                    "declare them under `args:` (they are passed as environment variables)",
-                );
-                continue;
-            }
-            let required = match s.required {
-                Some(r) => r,
-                None => args.iter().map(|(a, _)| a.clone()).collect(),
-            };
-            if let Some(bad) = required.iter().find(|r| !args.iter().any(|(a, _)| a == *r)) {
-                self.error(
-                    at,
-                    format!(
-                        "script `{name}` has required arg `{bad}` which is not defined in args"
-                    ),
-                );
-                continue;
-            }
-            out.push(Script {
-                name,
-                description: s.description.unwrap_or_default(),
-                cmd,
-                args,
-                required,
-                env: s
-                    .env
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|(k, v)| (k, v.0))
-                    .collect(),
-                working_dir: s.working_dir,
-            });
-        }
-        out
-    }
-
     /// The fields only `type: mcp` toolsets take, on another type: one error each.
     pub(super) fn only_mcp_fields(&mut self, path: &str, kind: ToolsetKind, t: &RawToolset) {
         let given = [
@@ -718,34 +537,4 @@ impl Validator<'_> {
             );
         }
     }
-}
-
-/// The variables `$NAME` and `${NAME}` of a shell command (as Go's `os.Expand` finds them).
-fn shell_variables(cmd: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let bytes = cmd.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'$' || i + 1 >= bytes.len() {
-            i += 1;
-            continue;
-        }
-        let rest = &cmd[i + 1..];
-        let (name, used) = if let Some(inner) = rest.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) => (&inner[..end], end + 2),
-                None => ("", 1),
-            }
-        } else {
-            let len = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            (&rest[..len], len)
-        };
-        if !name.is_empty() && !out.iter().any(|n| n == name) {
-            out.push(name.to_owned());
-        }
-        i += 1 + used.max(1);
-    }
-    out
 }

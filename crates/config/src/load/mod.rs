@@ -4,6 +4,7 @@
 //! `hooks.rs` the hooks.
 
 mod agents;
+mod commands;
 mod hooks;
 
 pub(crate) use hooks::{check_url, is_header_token};
