@@ -4,11 +4,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::diagnostic::Origin;
 use crate::hooks::HooksConfig;
 use crate::mcp::McpServer;
+use crate::model::{ModelCatalog, ModelConfig};
 use crate::permissions::Permissions;
 
 /// A loaded agent file.
@@ -21,8 +22,8 @@ pub struct AgentFile {
     pub version: Option<String>,
     /// In file order.
     pub agents: Vec<Agent>,
-    /// Named models, in file order.
-    pub models: Vec<(String, ModelConfig)>,
+    /// Named models and `providers:` entries.
+    pub models: ModelCatalog,
     pub permissions: Permissions,
     pub metadata: BTreeMap<String, Value>,
 }
@@ -42,16 +43,12 @@ impl AgentFile {
     }
 
     pub fn model(&self, name: &str) -> Option<&ModelConfig> {
-        self.models.iter().find(|(n, _)| n == name).map(|(_, m)| m)
+        self.models.model(name)
     }
 
-    /// Resolves an agent's `model:` value: a `models:` entry name, else `provider/model`.
+    /// Resolves one model reference: a `models:` entry name, else `provider/model`.
     pub fn resolve_model(&self, reference: &str) -> Option<ModelConfig> {
-        if let Some(m) = self.model(reference) {
-            return Some(m.clone());
-        }
-        let (provider, model) = reference.split_once('/')?;
-        (!provider.is_empty() && !model.is_empty()).then(|| ModelConfig::inline(provider, model))
+        self.models.resolve(reference)
     }
 }
 
@@ -82,6 +79,12 @@ pub struct Agent {
     pub commands: Vec<crate::Command>,
     /// Shown when an interactive session starts.
     pub welcome_message: Option<String>,
+    /// Models tried in turn when the agent's model fails.
+    pub fallback: Option<Fallback>,
+    /// The JSON shape every answer of the agent must take.
+    pub structured_output: Option<StructuredOutput>,
+    /// `skills:`; `None` = no skills.
+    pub skills: Option<Skills>,
     /// The `hooks:` section as written (no CLI flags, no shorthands).
     pub hooks: HooksConfig,
     pub origin: Origin,
@@ -99,6 +102,52 @@ impl Agent {
             .iter()
             .any(|t| t.kind == ToolsetKind::Shell && t.safer)
     }
+}
+
+/// `fallback:` of an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fallback {
+    /// `models:` names or `provider/model`, in the order they are tried.
+    pub models: Vec<String>,
+    /// Extra attempts per model on a retryable error (5xx, timeout, connection).
+    pub retries: u32,
+    /// How long a fallback that answered after a non-retryable error (e.g. 429) is kept
+    /// before the primary is tried again.
+    pub cooldown: std::time::Duration,
+}
+
+impl Fallback {
+    pub const DEFAULT_RETRIES: u32 = 2;
+    pub const DEFAULT_COOLDOWN: std::time::Duration = std::time::Duration::from_secs(60);
+}
+
+/// `structured_output:` of an agent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredOutput {
+    pub name: String,
+    pub description: String,
+    /// A JSON Schema with `type: object`.
+    pub schema: Value,
+    pub strict: bool,
+}
+
+/// `skills:` of an agent: where skills come from and which are kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Skills {
+    /// Discover `SKILL.md` files in the standard local directories.
+    pub local: bool,
+    /// Keep only these names (empty: all).
+    pub only: Vec<String>,
+    /// Skills written in the agent file.
+    pub inline: Vec<InlineSkill>,
+}
+
+/// A skill written in the agent file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineSkill {
+    pub name: String,
+    pub description: String,
+    pub instructions: String,
 }
 
 /// A toolset of an agent.
@@ -291,38 +340,3 @@ pub const UNSUPPORTED_TOOLSETS: [&str; 8] = [
     "background_agents",
     "rag",
 ];
-
-/// A model: an entry of `models:` or an inline `provider/model`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ModelConfig {
-    pub provider: String,
-    pub model: String,
-    pub base_url: Option<String>,
-    pub max_tokens: Option<u64>,
-    pub temperature: Option<f64>,
-    pub top_p: Option<f64>,
-    pub provider_opts: Map<String, Value>,
-}
-
-impl ModelConfig {
-    pub fn inline(provider: &str, model: &str) -> Self {
-        Self {
-            provider: provider.to_owned(),
-            model: model.to_owned(),
-            base_url: None,
-            max_tokens: None,
-            temperature: None,
-            top_p: None,
-            provider_opts: Map::new(),
-        }
-    }
-
-    /// `provider/model`.
-    pub fn id(&self) -> String {
-        format!("{}/{}", self.provider, self.model)
-    }
-}
-
-/// Providers that need no `base_url`.
-pub const KNOWN_PROVIDERS: [&str; 6] =
-    ["openai", "anthropic", "google", "mistral", "dmr", "script"];

@@ -10,17 +10,19 @@ mod effective;
 mod hooks;
 mod load;
 mod mcp;
+mod model;
 mod permissions;
 mod raw;
 pub mod schema;
 mod suggest;
+mod upstream;
 mod user;
 
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Script, Toolset, ToolsetKind,
-    UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, Defer, Fallback, InlineSkill, Script, Skills, StructuredOutput, Toolset,
+    ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
@@ -33,6 +35,10 @@ pub use load::{load_file, load_str};
 pub use mcp::{
     Backoff, DEFAULT_STARTUP_TIMEOUT, Lifecycle, LifecycleProfile, McpServer, McpTransport,
     RemoteTransport, Restart, parse_go_duration,
+};
+pub use model::{
+    AUTO_LOCAL_MODEL, AUTO_MODELS, KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig,
+    ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
 pub use user::{UserConfig, data_dir};

@@ -22,6 +22,8 @@ pub(crate) struct RawAgentFile {
     pub(crate) metadata: Option<BTreeMap<String, serde_json::Value>>,
     /// Reusable MCP servers, referenced from toolsets by `ref: NAME`.
     pub(crate) mcps: Option<OrderedMap<Spanned<RawMcpDef>>>,
+    /// Endpoints and defaults that models name as their `provider`.
+    pub(crate) providers: Option<OrderedMap<Spanned<RawProvider>>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
 }
@@ -46,6 +48,9 @@ pub(crate) struct RawAgent {
     pub(crate) redact_secrets: Option<bool>,
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
+    pub(crate) fallback: Option<Spanned<RawFallback>>,
+    pub(crate) structured_output: Option<Spanned<RawStructuredOutput>>,
+    pub(crate) skills: Option<Spanned<serde_json::Value>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
     pub(crate) hooks: Option<RawHooks>,
@@ -184,11 +189,67 @@ impl<'de> Deserialize<'de> for RawDefer {
 pub(crate) struct RawModel {
     pub(crate) provider: Option<Spanned<String>>,
     pub(crate) model: Option<Spanned<String>>,
+    pub(crate) description: Option<String>,
     pub(crate) base_url: Option<String>,
+    pub(crate) token_key: Option<String>,
     pub(crate) max_tokens: Option<Spanned<i64>>,
     pub(crate) temperature: Option<f64>,
     pub(crate) top_p: Option<f64>,
+    pub(crate) frequency_penalty: Option<f64>,
+    pub(crate) presence_penalty: Option<f64>,
+    pub(crate) parallel_tool_calls: Option<bool>,
+    pub(crate) track_usage: Option<bool>,
+    pub(crate) thinking_budget: Option<Spanned<serde_json::Value>>,
+    pub(crate) routing: Option<Vec<Spanned<RawRoutingRule>>>,
+    pub(crate) first_available: Option<Vec<Spanned<String>>>,
     pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRoutingRule {
+    pub(crate) model: Option<Spanned<String>>,
+    pub(crate) examples: Option<Vec<String>>,
+}
+
+/// A `providers:` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawProvider {
+    pub(crate) provider: Option<Spanned<String>>,
+    pub(crate) api_type: Option<Spanned<String>>,
+    pub(crate) base_url: Option<String>,
+    pub(crate) token_key: Option<String>,
+    pub(crate) unload_api: Option<String>,
+    pub(crate) max_tokens: Option<Spanned<i64>>,
+    pub(crate) temperature: Option<f64>,
+    pub(crate) top_p: Option<f64>,
+    pub(crate) frequency_penalty: Option<f64>,
+    pub(crate) presence_penalty: Option<f64>,
+    pub(crate) parallel_tool_calls: Option<bool>,
+    pub(crate) track_usage: Option<bool>,
+    pub(crate) thinking_budget: Option<Spanned<serde_json::Value>>,
+    pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `fallback:` of an agent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawFallback {
+    pub(crate) models: Option<Vec<Spanned<String>>>,
+    pub(crate) retries: Option<Spanned<i64>>,
+    pub(crate) cooldown: Option<Spanned<Scalar>>,
+}
+
+/// `structured_output:` of an agent.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawStructuredOutput {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) description: Option<String>,
+    pub(crate) schema: Option<Spanned<serde_json::Value>>,
+    pub(crate) strict: Option<bool>,
+    pub(crate) mode: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

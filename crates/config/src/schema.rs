@@ -5,8 +5,8 @@
 use serde_json::{Map, Value, json};
 use tether_protocol::HookEvent;
 
-use crate::agent::KNOWN_PROVIDERS;
 use crate::hooks::{Dialect, MODEL_HOOK_SCHEMAS};
+use crate::model::KNOWN_PROVIDERS;
 
 /// The shape of a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,11 @@ pub const FILE_FIELDS: &[Field] = &[
         "mcps",
         T::RefMap("mcp_server"),
         "MCP servers defined once, used by `type: mcp` toolsets with `ref: NAME`.",
+    ),
+    f(
+        "providers",
+        T::RefMap("provider"),
+        "Endpoints and defaults that models name as their `provider` (custom gateways).",
     ),
     f(
         "rag",
@@ -166,6 +171,21 @@ pub const AGENT_FIELDS: &[Field] = &[
         "welcome_message",
         T::String,
         "Shown when an interactive session starts.",
+    ),
+    f(
+        "fallback",
+        T::Ref("fallback"),
+        "Models tried in order when the agent's model fails (`on_error` and `notification` hooks see each switch).",
+    ),
+    f(
+        "structured_output",
+        T::Ref("structured_output"),
+        "A JSON Schema every answer of the agent must match (native on OpenAI and Gemini; a forced answer tool on Anthropic).",
+    ),
+    f(
+        "skills",
+        T::Any,
+        "`true` (local `SKILL.md` skills), `false`, or a list of `local`, skill names to keep, and inline skills `{name, description, instructions}`.",
     ),
     f(
         "rag",
@@ -435,25 +455,146 @@ pub const MODEL_FIELDS: &[Field] = &[
     f(
         "provider",
         T::String,
-        "`openai`, `anthropic`, `google`, `mistral`, `dmr`, `script`, or any name with `base_url`.",
+        "`openai`, `anthropic`, `google`, `mistral`, `dmr`, `script`, an OpenAI-compatible service (`xai`, `nebius`, `ollama`, `openrouter`, …), a `providers:` entry, or any name with `base_url`.",
     ),
     f(
         "model",
         T::String,
         "The provider's model name (a script file for `script`).",
     ),
+    f("description", T::String, "What the model is for."),
     f(
         "base_url",
         T::String,
-        "The API endpoint; wins over the environment.",
+        "The API endpoint; wins over the environment. `${env.NAME}` expands.",
+    ),
+    f(
+        "token_key",
+        T::String,
+        "The variable holding the API key, instead of the provider's own.",
     ),
     f("max_tokens", T::Integer, "Maximum output tokens."),
     f("temperature", T::Number, "Sampling temperature."),
     f("top_p", T::Number, "Nucleus sampling."),
     f(
+        "frequency_penalty",
+        T::Number,
+        "Penalise repeated tokens (OpenAI-compatible, Gemini).",
+    ),
+    f(
+        "presence_penalty",
+        T::Number,
+        "Encourage new topics (OpenAI-compatible, Gemini).",
+    ),
+    f(
+        "parallel_tool_calls",
+        T::Boolean,
+        "`false`: one tool call per answer.",
+    ),
+    f(
+        "track_usage",
+        T::Boolean,
+        "OpenAI-compatible streams report usage (default true).",
+    ),
+    f(
+        "thinking_budget",
+        T::Scalar,
+        "Reasoning: `none`/`0`, an effort level (`minimal` … `max`, `adaptive[/EFFORT]`), or a token count (Anthropic, Gemini; `-1` Gemini's dynamic).",
+    ),
+    f(
+        "routing",
+        T::RefList("routing_rule"),
+        "Makes this model a router: each request goes to the rule whose examples it matches best, else to this model.",
+    ),
+    f(
+        "first_available",
+        T::StringList,
+        "Models tried in order at start: the first whose key is set is used (instead of `provider`/`model`).",
+    ),
+    f(
         "provider_opts",
         T::Any,
         "Provider options: `context_size`, `api` (responses | chat), timeouts, retries, `unload_api`.",
+    ),
+];
+
+pub const PROVIDER_FIELDS: &[Field] = &[
+    f(
+        "provider",
+        T::String,
+        "The client: `openai` (default), `anthropic`, `google`, `dmr` or a known service.",
+    ),
+    f(
+        "api_type",
+        T::Enum(&["openai_chatcompletions", "openai_responses"]),
+        "OpenAI-compatible API flavour.",
+    ),
+    f(
+        "base_url",
+        T::String,
+        "The endpoint of models of this provider; `${env.NAME}` expands.",
+    ),
+    f("token_key", T::String, "The variable holding the API key."),
+    f(
+        "unload_api",
+        T::String,
+        "The endpoint the `unload` builtin posts to.",
+    ),
+    f("max_tokens", T::Integer, "Default maximum output tokens."),
+    f("temperature", T::Number, "Default sampling temperature."),
+    f("top_p", T::Number, "Default nucleus sampling."),
+    f("frequency_penalty", T::Number, "Default frequency penalty."),
+    f("presence_penalty", T::Number, "Default presence penalty."),
+    f(
+        "parallel_tool_calls",
+        T::Boolean,
+        "Default for `parallel_tool_calls`.",
+    ),
+    f("track_usage", T::Boolean, "Default for `track_usage`."),
+    f("thinking_budget", T::Scalar, "Default thinking budget."),
+    f("provider_opts", T::Any, "Default provider options."),
+];
+
+pub const ROUTING_RULE_FIELDS: &[Field] = &[
+    f(
+        "model",
+        T::String,
+        "The model for requests like the examples (`models:` name or `provider/model`).",
+    ),
+    f("examples", T::StringList, "Example requests."),
+];
+
+pub const FALLBACK_FIELDS: &[Field] = &[
+    f(
+        "models",
+        T::StringList,
+        "Fallback models in order (`models:` names or `provider/model`).",
+    ),
+    f(
+        "retries",
+        T::Integer,
+        "Extra attempts per model on 5xx and timeouts: 0 = default (2), -1 = none.",
+    ),
+    f(
+        "cooldown",
+        T::String,
+        "How long a fallback that answered after a rate limit or client error is kept (default `1m`).",
+    ),
+];
+
+pub const STRUCTURED_OUTPUT_FIELDS: &[Field] = &[
+    f("name", T::String, "The schema's name."),
+    f("description", T::String, "What the answer is."),
+    f("schema", T::Any, "A JSON Schema with `type: object`."),
+    f(
+        "strict",
+        T::Boolean,
+        "OpenAI: enforce the schema exactly (every property required).",
+    ),
+    f(
+        "mode",
+        T::Enum(&["native"]),
+        "`native` (the provider enforces it); `tool` is not supported yet.",
     ),
 ];
 
@@ -652,7 +793,7 @@ pub fn agent_file_schema() -> Value {
     }]);
     let mut mcp_server = object(MCP_SERVER_FIELDS, &[]);
     mcp_server["properties"]["defer"] = defer_schema(MCP_SERVER_FIELDS);
-    let mut model = object(MODEL_FIELDS, &["provider", "model"]);
+    let mut model = object(MODEL_FIELDS, &[]);
     model["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS);
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -668,6 +809,10 @@ pub fn agent_file_schema() -> Value {
             "toolset": toolset,
             "model": model,
             "permissions": object(PERMISSIONS_FIELDS, &[]),
+            "provider": object(PROVIDER_FIELDS, &[]),
+            "routing_rule": object(ROUTING_RULE_FIELDS, &["model", "examples"]),
+            "fallback": object(FALLBACK_FIELDS, &["models"]),
+            "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
             "script": object(SCRIPT_FIELDS, &["cmd"]),
             "mcp_remote": object(MCP_REMOTE_FIELDS, &["url"]),
@@ -710,7 +855,23 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 11] = [
+        let cases: [(&str, &[Field]); 15] = [
+            (
+                "providers:\n  p:\n    zzz: 1\nagents:\n  root: {}\n",
+                PROVIDER_FIELDS,
+            ),
+            (
+                "models:\n  m:\n    routing:\n      - zzz: 1\nagents:\n  root: {}\n",
+                ROUTING_RULE_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    fallback: {zzz: 1}\n",
+                FALLBACK_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    structured_output: {zzz: 1}\n",
+                STRUCTURED_OUTPUT_FIELDS,
+            ),
             ("zzz: 1\nagents:\n  root: {}\n", FILE_FIELDS),
             ("agents:\n  root:\n    zzz: 1\n", AGENT_FIELDS),
             (

@@ -1,6 +1,7 @@
 //! One agent, ready to run: its model client, tools, system prompt and hooks executor.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use tether_hooks::Executor;
 use tether_protocol::AgentModelRef;
@@ -39,6 +40,48 @@ pub struct AgentRuntime {
     pub handoffs: Vec<String>,
     /// The agent every natural stop hands off to.
     pub force_handoff: Option<String>,
+    /// `fallback:` models.
+    pub(crate) fallback: Option<FallbackChain>,
+    /// `structured_output:`, sent with every model call of the agent.
+    pub(crate) response_schema: Option<tether_providers::ResponseSchema>,
+}
+
+/// The models tried after the agent's own, and which one answers for now.
+#[derive(Debug)]
+pub(crate) struct FallbackChain {
+    pub(crate) models: Vec<ToolModel>,
+    pub(crate) retries: u32,
+    pub(crate) cooldown: Duration,
+    /// A fallback kept until the instant, after a non-retryable error of the one before it.
+    sticky: Mutex<Option<(Instant, usize)>>,
+}
+
+impl FallbackChain {
+    pub(crate) fn new(models: Vec<ToolModel>, retries: u32, cooldown: Duration) -> Self {
+        Self {
+            models,
+            retries,
+            cooldown,
+            sticky: Mutex::new(None),
+        }
+    }
+
+    /// Where calls start: 0 (the agent's model), or a fallback within its cooldown.
+    pub(crate) fn start(&self) -> usize {
+        let mut sticky = self.sticky.lock().unwrap_or_else(PoisonError::into_inner);
+        match *sticky {
+            Some((until, i)) if Instant::now() < until => i,
+            _ => {
+                *sticky = None;
+                0
+            }
+        }
+    }
+
+    pub(crate) fn stick(&self, index: usize) {
+        *self.sticky.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((Instant::now() + self.cooldown, index));
+    }
 }
 
 /// A model a toolset routes its results to.

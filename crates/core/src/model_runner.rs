@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
-use tether_config::{AgentFile, ModelConfig};
+use tether_config::{AgentFile, ModelCatalog};
 use tether_hooks::{ModelRequest, ModelRunner};
 use tether_protocol::Message;
 use tether_providers::{ChatRequest, Env, ModelSpec, Provider, ResponseSchema, build_provider};
@@ -21,7 +21,7 @@ use crate::setup::spec_of;
 
 /// Model hooks' access to providers.
 pub struct ProviderModelRunner {
-    models: Vec<(String, ModelConfig)>,
+    models: ModelCatalog,
     base_dir: Option<PathBuf>,
     env: Arc<dyn Env>,
     // Only looked up and filled, never held across a model call.
@@ -33,7 +33,12 @@ impl std::fmt::Debug for ProviderModelRunner {
         f.debug_struct("ProviderModelRunner")
             .field(
                 "models",
-                &self.models.iter().map(|(n, _)| n).collect::<Vec<_>>(),
+                &self
+                    .models
+                    .models
+                    .iter()
+                    .map(|(n, _)| n)
+                    .collect::<Vec<_>>(),
             )
             .finish_non_exhaustive()
     }
@@ -51,17 +56,11 @@ impl ProviderModelRunner {
     }
 
     fn resolve(&self, reference: &str) -> Result<ModelSpec, String> {
-        let cfg = match self.models.iter().find(|(n, _)| n == reference) {
-            Some((_, m)) => m.clone(),
-            None => match reference.split_once('/') {
-                Some((p, m)) if !p.is_empty() && !m.is_empty() => ModelConfig::inline(p, m),
-                _ => {
-                    return Err(format!(
-                        "invalid model spec `{reference}`: not `provider/model` and no `models:` entry has that name"
-                    ));
-                }
-            },
-        };
+        let cfg = self.models.resolve(reference).ok_or_else(|| {
+            format!(
+                "invalid model spec `{reference}`: not `provider/model` and no `models:` entry has that name"
+            )
+        })?;
         Ok(spec_of(cfg, self.base_dir.clone()))
     }
 

@@ -6,16 +6,21 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use tether_config::ModelChoice;
 use tether_config::{AgentFile, CliHooks, InjectOptions, ModelConfig, Permissions};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookObserver, HookResult, Registry};
 use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent};
-use tether_providers::{Env, ModelSpec, ProviderError, build_provider};
+use tether_providers::ResponseSchema;
+use tether_providers::{
+    AlloyProvider, Env, ModelSpec, Provider, ProviderError, RouterProvider, Thinking,
+    build_provider,
+};
 use tokio_util::sync::CancellationToken;
 
 use tether_mcp::{McpContext, McpServer};
 
-use crate::agent::{AgentRuntime, ToolModel};
+use crate::agent::{AgentRuntime, FallbackChain, ToolModel};
 use crate::delegation::{handoff_definition, transfer_task_definition};
 use crate::hook_bridge::EventObserver;
 use crate::mcp::{HookCaller, Host};
@@ -119,6 +124,13 @@ pub struct Runtime {
 
 /// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
 pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec {
+    use tether_config::ThinkingBudget as B;
+    let thinking = cfg.thinking_budget.map(|b| match b {
+        B::Disabled => Thinking::Disabled,
+        B::Dynamic => Thinking::Dynamic,
+        B::Tokens(t) => Thinking::Tokens(t),
+        B::Effort(e) => Thinking::Effort(e),
+    });
     ModelSpec {
         provider: cfg.provider,
         model: cfg.model,
@@ -126,16 +138,90 @@ pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec 
         max_tokens: cfg.max_tokens,
         temperature: cfg.temperature,
         top_p: cfg.top_p,
+        frequency_penalty: cfg.frequency_penalty,
+        presence_penalty: cfg.presence_penalty,
+        parallel_tool_calls: cfg.parallel_tool_calls,
+        track_usage: cfg.track_usage,
+        token_key: cfg.token_key,
+        thinking,
         provider_opts: cfg.provider_opts,
         base_dir,
     }
 }
 
-fn model_spec(file: &AgentFile, agent: &str, reference: &str) -> Result<ModelSpec, SetupError> {
+/// The client for an agent's `model:` value (a name, `provider/model`, `a,b` or `auto`),
+/// with the spec of the model it starts on.
+pub(crate) fn build_model(
+    file: &AgentFile,
+    agent: &str,
+    value: &str,
+    env: &dyn Env,
+) -> Result<(ModelSpec, Arc<dyn Provider>), SetupError> {
+    match ModelChoice::parse(value) {
+        ModelChoice::One(reference) => one_model(file, agent, &reference, env),
+        ModelChoice::Auto => {
+            let (provider, model) = tether_config::AUTO_MODELS
+                .iter()
+                .find(|(_, vars, _)| {
+                    vars.iter()
+                        .any(|v| env.var(v).is_some_and(|k| !k.is_empty()))
+                })
+                .map_or(tether_config::AUTO_LOCAL_MODEL, |(p, _, m)| (*p, *m));
+            one_model(file, agent, &format!("{provider}/{model}"), env)
+        }
+        ModelChoice::Alloy(references) => {
+            let mut first = None;
+            let mut providers = Vec::new();
+            for r in &references {
+                let (spec, provider) = one_model(file, agent, r, env)?;
+                first.get_or_insert(spec);
+                providers.push(provider);
+            }
+            let spec = first.ok_or_else(|| {
+                SetupError::Config(format!("agent `{agent}`: the model is empty"))
+            })?;
+            Ok((spec, Arc::new(AlloyProvider::new(providers)?)))
+        }
+    }
+}
+
+/// One model reference: a plain model, a router (`routing:`), or a `first_available` list.
+fn one_model(
+    file: &AgentFile,
+    agent: &str,
+    reference: &str,
+    env: &dyn Env,
+) -> Result<(ModelSpec, Arc<dyn Provider>), SetupError> {
     let cfg = file.resolve_model(reference).ok_or_else(|| {
         SetupError::Config(format!("agent `{agent}`: unknown model `{reference}`"))
     })?;
-    Ok(spec_of(cfg, Some(file.dir.clone())))
+    if !cfg.first_available.is_empty() {
+        let mut last = None;
+        for candidate in &cfg.first_available {
+            match one_model(file, agent, candidate, env) {
+                Ok(found) => return Ok(found),
+                Err(e) => last = Some(e),
+            }
+        }
+        return Err(last.unwrap_or_else(|| {
+            SetupError::Config(format!(
+                "agent `{agent}`: `{reference}` lists no candidates"
+            ))
+        }));
+    }
+    let routing = cfg.routing.clone();
+    let spec = spec_of(cfg, Some(file.dir.clone()));
+    let provider = build_provider(&spec, env)?;
+    if routing.is_empty() {
+        return Ok((spec, provider));
+    }
+    let mut routes = Vec::new();
+    for rule in routing {
+        let (_, target) = one_model(file, agent, &rule.model, env)?;
+        routes.push((target, rule.examples));
+    }
+    let router = RouterProvider::new(spec.id(), provider, routes);
+    Ok((spec, Arc::new(router)))
 }
 
 /// A server and what it was built from: agents whose toolsets define the same server (the
@@ -238,8 +324,21 @@ pub fn build_runtime(
                     "agent `{name}` has no `model`; set one in the file or pass `--model PROVIDER/MODEL`"
                 ))
             })?;
-        let model = model_spec(file, &name, &reference)?;
-        let provider = build_provider(&model, env)?;
+        let (model, provider) = build_model(file, &name, &reference, env)?;
+        let fallback = match &agent.fallback {
+            None => None,
+            Some(f) => {
+                let mut models = Vec::new();
+                for reference in &f.models {
+                    let (spec, provider) = build_model(file, &name, reference, env)?;
+                    models.push(ToolModel {
+                        id: spec.id(),
+                        provider,
+                    });
+                }
+                Some(FallbackChain::new(models, f.retries, f.cooldown))
+            }
+        };
         let mut system_prompt = vec![agent.instruction.clone()];
         let mut slots = Vec::new();
         let mut tool_models: Vec<ToolModel> = Vec::new();
@@ -283,15 +382,12 @@ pub fn build_runtime(
             let model = match &toolset.model {
                 None => None,
                 Some(reference) => {
-                    let spec = model_spec(file, &name, reference)?;
+                    let (spec, provider) = build_model(file, &name, reference, env)?;
                     let id = spec.id();
                     let index = match tool_models.iter().position(|m| m.id == id) {
                         Some(i) => i,
                         None => {
-                            tool_models.push(ToolModel {
-                                id,
-                                provider: build_provider(&spec, env)?,
-                            });
+                            tool_models.push(ToolModel { id, provider });
                             tool_models.len() - 1
                         }
                     };
@@ -352,6 +448,13 @@ pub fn build_runtime(
             force_handoff: agent.force_handoff.clone(),
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
+            fallback,
+            response_schema: agent.structured_output.as_ref().map(|o| ResponseSchema {
+                name: o.name.clone(),
+                description: o.description.clone(),
+                schema: o.schema.clone(),
+                strict: o.strict,
+            }),
         }));
     }
     let mut permissions = file.permissions.clone();

@@ -2,9 +2,13 @@
 //! tool batch or `stop`. Returns the `turn_end` reason and what the loop does next.
 
 use futures::StreamExt;
+use std::sync::Arc;
 use tether_hooks::events::{BeforeLlmCallOutcome, Flow, StopOutcome};
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
-use tether_providers::{ChatRequest, ModelResponse, ProviderError, StreamEvent, catalogue};
+
+use tether_providers::{
+    ChatRequest, ModelResponse, Provider, ProviderError, StreamEvent, catalogue,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{AgentRuntime, ToolModel};
@@ -261,6 +265,9 @@ impl Runtime {
         ("continue", Next::Continue)
     }
 
+    /// The model call, through the agent's fallback models when it has them: a retryable
+    /// error (5xx, timeout) is retried on the same model, anything else moves to the next; a
+    /// fallback that answered after a non-retryable error is kept for the cooldown.
     async fn call_model(
         &self,
         agent: &AgentRuntime,
@@ -270,25 +277,94 @@ impl Runtime {
         tools: &View,
         cancel: &CancellationToken,
     ) -> Result<ModelResponse, CallError> {
-        let (provider, model_id) = match routed {
-            Some(m) => (&m.provider, &m.id),
-            None => (&agent.provider, &agent.model_id),
+        let request = ChatRequest {
+            messages,
+            tools: tools.definitions.clone(),
+            response_schema: agent.response_schema.clone(),
         };
+        if let Some(m) = routed {
+            return self
+                .call_once(agent, &m.provider, &m.id, session_id, &request, cancel)
+                .await;
+        }
+        let Some(chain) = &agent.fallback else {
+            return self
+                .call_once(
+                    agent,
+                    &agent.provider,
+                    &agent.model_id,
+                    session_id,
+                    &request,
+                    cancel,
+                )
+                .await;
+        };
+        let candidates: Vec<(&Arc<dyn Provider>, &String)> =
+            std::iter::once((&agent.provider, &agent.model_id))
+                .chain(chain.models.iter().map(|m| (&m.provider, &m.id)))
+                .collect();
+        let mut i = chain.start();
+        let mut attempt = 0;
+        loop {
+            let (provider, id) = candidates[i];
+            let err = match self
+                .call_once(agent, provider, id, session_id, &request, cancel)
+                .await
+            {
+                Ok(r) => return Ok(r),
+                Err(CallError::Provider(e)) if !e.is_context_overflow() => e,
+                Err(other) => return Err(other),
+            };
+            let retry_here = err.is_retryable()
+                && !matches!(err, ProviderError::RateLimited { .. })
+                && attempt < chain.retries;
+            if retry_here {
+                attempt += 1;
+                let wait = std::time::Duration::from_millis(250 << attempt.min(6));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = cancel.cancelled() => return Err(CallError::Cancelled),
+                }
+                continue;
+            }
+            let Some((_, next)) = candidates.get(i + 1) else {
+                return Err(CallError::Provider(err));
+            };
+            let message = format!("model {id} failed: {err}; falling back to {next}");
+            self.emit(
+                session_id,
+                RuntimeEvent::Warning {
+                    message: message.clone(),
+                },
+            );
+            self.notify(agent, session_id, "error", &message).await;
+            if !err.is_retryable() || matches!(err, ProviderError::RateLimited { .. }) {
+                chain.stick(i + 1);
+            }
+            i += 1;
+            attempt = 0;
+        }
+    }
+
+    async fn call_once(
+        &self,
+        agent: &AgentRuntime,
+        provider: &Arc<dyn Provider>,
+        model_id: &str,
+        session_id: &str,
+        request: &ChatRequest,
+        cancel: &CancellationToken,
+    ) -> Result<ModelResponse, CallError> {
         self.emit(
             session_id,
             RuntimeEvent::ModelCallStarted {
                 agent: agent.name.clone(),
-                model: model_id.clone(),
+                model: model_id.to_owned(),
             },
         );
-        let request = ChatRequest {
-            messages,
-            tools: tools.definitions.clone(),
-            response_schema: None,
-        };
         let call = async {
             let mut stream = provider
-                .stream(&request)
+                .stream(request)
                 .await
                 .map_err(CallError::Provider)?;
             while let Some(event) = stream.next().await {

@@ -21,7 +21,7 @@ use crate::openai::arguments_object;
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, FinishReason, ModelResponse, ModelSpec, Provider, ProviderError, ResponseStream,
-    StreamEvent, catalogue,
+    StreamEvent, Thinking, catalogue,
 };
 
 const STATE_KEY: &str = "anthropic";
@@ -144,21 +144,44 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
             |t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}),
         )
         .collect();
-    let thinking = spec.opt_u64("thinking_budget").filter(|b| *b > 0);
+    let thinking = spec.thinking().filter(|t| *t != Thinking::Disabled);
     if let Some(schema) = &req.response_schema {
+        // With other tools the model may call them first; the answer is the schema tool.
+        let choice = if tools.is_empty() {
+            json!({"type": "tool", "name": schema.name})
+        } else {
+            json!({"type": "any"})
+        };
         tools.push(
             json!({"name": schema.name, "description": schema.description,
                           "input_schema": schema.schema}),
         );
-        body["tool_choice"] = json!({"type": "tool", "name": schema.name});
-    } else if let Some(budget) = thinking {
+        body["tool_choice"] = choice;
+    } else if let Some(t) = &thinking {
         // Forced tool use and thinking are incompatible, so thinking is off for schemas.
-        body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+        match t {
+            Thinking::Tokens(budget) => {
+                body["thinking"] = json!({"type": "enabled", "budget_tokens": budget});
+            }
+            Thinking::Effort(_) => {
+                body["thinking"] = json!({"type": "adaptive"});
+                let effort = t.effort().filter(|e| *e != "adaptive").unwrap_or("high");
+                body["output_config"] = json!({"effort": effort});
+            }
+            Thinking::Disabled | Thinking::Dynamic => {}
+        }
+    }
+    if spec.parallel_tool_calls == Some(false)
+        && !req.tools.is_empty()
+        && req.response_schema.is_none()
+    {
+        body["tool_choice"] = json!({"type": "auto", "disable_parallel_tool_use": true});
     }
     if !tools.is_empty() {
         body["tools"] = json!(tools);
     }
     if thinking.is_none() || req.response_schema.is_some() {
+        // Anthropic has no penalties; docker-agent drops them too.
         if let Some(t) = spec.temperature {
             body["temperature"] = json!(t);
         }

@@ -18,7 +18,7 @@ use crate::openai::arguments_object;
 use crate::sse::SseEvent;
 use crate::{
     ChatRequest, FinishReason, ModelResponse, ModelSpec, Provider, ProviderError, ResponseStream,
-    StreamEvent,
+    StreamEvent, Thinking,
 };
 
 const STATE_KEY: &str = "gemini";
@@ -130,8 +130,27 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
     if let Some(p) = spec.top_p {
         config.insert("topP".into(), json!(p));
     }
-    if let Some(budget) = spec.opt_u64("thinking_budget") {
-        config.insert("thinkingConfig".into(), json!({"thinkingBudget": budget}));
+    if let Some(p) = spec.frequency_penalty {
+        config.insert("frequencyPenalty".into(), json!(p));
+    }
+    if let Some(p) = spec.presence_penalty {
+        config.insert("presencePenalty".into(), json!(p));
+    }
+    match spec.thinking() {
+        Some(Thinking::Disabled) => {
+            config.insert("thinkingConfig".into(), json!({"thinkingBudget": 0}));
+        }
+        Some(Thinking::Dynamic) => {
+            config.insert("thinkingConfig".into(), json!({"thinkingBudget": -1}));
+        }
+        Some(Thinking::Tokens(t)) => {
+            config.insert("thinkingConfig".into(), json!({"thinkingBudget": t}));
+        }
+        Some(t @ Thinking::Effort(_)) => {
+            let level = t.effort().unwrap_or("high");
+            config.insert("thinkingConfig".into(), json!({"thinkingLevel": level}));
+        }
+        None => {}
     }
     if let Some(schema) = &req.response_schema {
         config.insert("responseMimeType".into(), json!("application/json"));

@@ -14,6 +14,7 @@
 
 mod anthropic;
 pub mod catalogue;
+mod compose;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -28,12 +29,13 @@ mod types;
 use std::sync::Arc;
 
 pub use anthropic::AnthropicProvider;
+pub use compose::{AlloyProvider, RouterProvider};
 pub use error::ProviderError;
 pub use google::GeminiProvider;
 pub use http::{HttpOptions, build_client, client_builder, error_chain};
 pub use openai::{Api, OpenAiProvider};
 pub use script::ScriptProvider;
-pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv};
+pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv, Thinking};
 pub use types::{
     ChatRequest, FinishReason, ModelResponse, Provider, ResponseSchema, ResponseStream,
     StreamEvent, ToolDefinition, complete,
@@ -50,10 +52,51 @@ pub mod endpoints {
     pub const DMR: &str = "http://localhost:12434/engines/v1";
 }
 
+/// OpenAI-compatible services known by name: their endpoint and key variable (`None`: no
+/// key, e.g. a local server; an empty endpoint: the user's `base_url` is required).
+pub const COMPATIBLE: [(&str, &str, Option<&str>); 10] = [
+    ("xai", "https://api.x.ai/v1", Some("XAI_API_KEY")),
+    (
+        "nebius",
+        "https://api.studio.nebius.com/v1",
+        Some("NEBIUS_API_KEY"),
+    ),
+    ("ollama", "http://localhost:11434/v1", None),
+    (
+        "requesty",
+        "https://router.requesty.ai/v1",
+        Some("REQUESTY_API_KEY"),
+    ),
+    (
+        "openrouter",
+        "https://openrouter.ai/api/v1",
+        Some("OPENROUTER_API_KEY"),
+    ),
+    (
+        "groq",
+        "https://api.groq.com/openai/v1",
+        Some("GROQ_API_KEY"),
+    ),
+    (
+        "deepseek",
+        "https://api.deepseek.com/v1",
+        Some("DEEPSEEK_API_KEY"),
+    ),
+    (
+        "minimax",
+        "https://api.minimax.io/v1",
+        Some("MINIMAX_API_KEY"),
+    ),
+    ("azure", "", Some("AZURE_API_KEY")),
+    ("mistral", endpoints::MISTRAL, Some("MISTRAL_API_KEY")),
+];
+
 /// Builds the client for `spec`. Keys and endpoints come from `env` (`OPENAI_API_KEY` /
 /// `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`, `GOOGLE_API_KEY` or
 /// `GEMINI_API_KEY` / `GOOGLE_GEMINI_BASE_URL`, `MISTRAL_API_KEY` / `MISTRAL_BASE_URL`,
-/// `MODEL_RUNNER_HOST`); `spec.base_url` wins over the environment.
+/// `MODEL_RUNNER_HOST`, the [`COMPATIBLE`] services' variables); `spec.base_url` (where
+/// `${env.NAME}` expands) wins over the environment, and `spec.token_key` names the key's
+/// variable instead of the provider's own.
 pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provider>, ProviderError> {
     if spec.model.is_empty() {
         return Err(ProviderError::InvalidSpec {
@@ -61,7 +104,19 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
             reason: "the model name is empty".to_owned(),
         });
     }
+    let mut spec = spec.clone();
+    if let Some(url) = &spec.base_url {
+        spec.base_url =
+            Some(
+                expand_env(url, env).map_err(|reason| ProviderError::InvalidSpec {
+                    model: spec.id(),
+                    reason,
+                })?,
+            );
+    }
+    let spec = &spec;
     let key = |var: &str| {
+        let var = spec.token_key.as_deref().unwrap_or(var);
         non_empty(env, var).ok_or_else(|| ProviderError::MissingKey {
             provider: spec.provider.clone(),
             var: var.to_owned(),
@@ -91,8 +146,10 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
             key("ANTHROPIC_API_KEY")?,
         )?),
         "google" | "gemini" => {
-            let api_key =
-                key("GOOGLE_API_KEY").or_else(|e| key("GEMINI_API_KEY").map_err(|_| e))?;
+            let api_key = match &spec.token_key {
+                Some(var) => key(var)?,
+                None => key("GOOGLE_API_KEY").or_else(|e| key("GEMINI_API_KEY").map_err(|_| e))?,
+            };
             Arc::new(GeminiProvider::new(
                 spec,
                 base("GOOGLE_GEMINI_BASE_URL", endpoints::GEMINI),
@@ -109,8 +166,23 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
                 .unwrap_or_else(|| endpoints::DMR.to_owned());
             Arc::new(OpenAiProvider::new(spec, base_url, None)?)
         }
+        "amazon-bedrock" => {
+            return Err(ProviderError::InvalidSpec {
+                model: spec.id(),
+                reason: "Amazon Bedrock is not supported yet (Tether has no AWS-signed client); \
+                         use `anthropic/...` with an Anthropic key, or an OpenAI-compatible gateway \
+                         with `base_url`"
+                    .to_owned(),
+            });
+        }
         other => {
-            let Some(base_url) = spec.base_url.clone() else {
+            let known = COMPATIBLE.iter().find(|(name, _, _)| *name == other);
+            let base_url = spec.base_url.clone().or_else(|| {
+                known
+                    .map(|(_, url, _)| (*url).to_owned())
+                    .filter(|u| !u.is_empty())
+            });
+            let Some(base_url) = base_url else {
                 return Err(ProviderError::InvalidSpec {
                     model: spec.id(),
                     reason: format!(
@@ -118,11 +190,41 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
                     ),
                 });
             };
-            // An optional key for custom servers: `<PROVIDER>_API_KEY`.
-            let var = format!("{}_API_KEY", other.to_ascii_uppercase().replace('-', "_"));
-            Arc::new(OpenAiProvider::new(spec, base_url, non_empty(env, &var))?)
+            let api_key = match known {
+                Some((_, _, Some(var))) => Some(key(var)?),
+                Some((_, _, None)) => spec.token_key.as_deref().and_then(|v| non_empty(env, v)),
+                // An optional key for custom servers: `token_key`, else `<PROVIDER>_API_KEY`.
+                None => {
+                    let var = spec.token_key.clone().unwrap_or_else(|| {
+                        format!("{}_API_KEY", other.to_ascii_uppercase().replace('-', "_"))
+                    });
+                    non_empty(env, &var)
+                }
+            };
+            Arc::new(OpenAiProvider::new(spec, base_url, api_key)?)
         }
     })
+}
+
+/// Expands `${env.NAME}` and `${NAME}` in a `base_url`; an unset variable is an error.
+fn expand_env(text: &str, env: &dyn Env) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("unclosed `${{` in base_url `{text}`"));
+        };
+        let name = after[..end].trim();
+        let name = name.strip_prefix("env.").unwrap_or(name);
+        let value = non_empty(env, name)
+            .ok_or_else(|| format!("base_url `{text}` uses `{name}`, which is not set"))?;
+        out.push_str(&value);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 fn http_join(base: &str, path: &str) -> String {

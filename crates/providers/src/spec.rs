@@ -21,6 +21,15 @@ pub struct ModelSpec {
     pub max_tokens: Option<u64>,
     pub temperature: Option<f64>,
     pub top_p: Option<f64>,
+    pub frequency_penalty: Option<f64>,
+    pub presence_penalty: Option<f64>,
+    /// `Some(false)` asks the model for one tool call at a time.
+    pub parallel_tool_calls: Option<bool>,
+    /// OpenAI-compatible streams: ask for usage in the last chunk (default true).
+    pub track_usage: Option<bool>,
+    /// The variable holding the API key, instead of the provider's own.
+    pub token_key: Option<String>,
+    pub thinking: Option<Thinking>,
     /// Free-form options: `context_size`, `api` (`responses` | `chat`), `thinking_budget`,
     /// `store`, timeouts and retries (see `HttpOptions`).
     pub provider_opts: Map<String, Value>,
@@ -28,7 +37,39 @@ pub struct ModelSpec {
     pub base_dir: Option<PathBuf>,
 }
 
+/// How much the model reasons before answering (`thinking_budget`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Thinking {
+    Disabled,
+    /// The model decides (Gemini's `-1`).
+    Dynamic,
+    Tokens(u32),
+    /// `minimal` … `max`, `adaptive`, `adaptive/<effort>`.
+    Effort(String),
+}
+
+impl Thinking {
+    /// The effort level, for APIs that take one (`adaptive/high` → `high`).
+    pub fn effort(&self) -> Option<&str> {
+        match self {
+            Self::Effort(e) => Some(e.strip_prefix("adaptive/").unwrap_or(e)),
+            _ => None,
+        }
+    }
+}
+
 impl ModelSpec {
+    /// `thinking_budget`: the typed field, else the older `provider_opts.thinking_budget`
+    /// token count.
+    pub fn thinking(&self) -> Option<Thinking> {
+        self.thinking.clone().or_else(|| {
+            self.opt_u64("thinking_budget").map(|t| match t {
+                0 => Thinking::Disabled,
+                t => Thinking::Tokens(u32::try_from(t).unwrap_or(u32::MAX)),
+            })
+        })
+    }
+
     /// Parses `provider/model`, split at the first `/` (model names may contain `/`).
     pub fn parse_inline(spec: &str) -> Result<Self, ProviderError> {
         let invalid = |reason: &str| ProviderError::InvalidSpec {

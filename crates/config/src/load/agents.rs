@@ -4,71 +4,17 @@ use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
 use crate::agent::{
-    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Toolset, ToolsetKind,
+    Agent, AgentFile, Defer, InlineSkill, Skills, StructuredOutput, Toolset, ToolsetKind,
     UNSUPPORTED_TOOLSETS,
 };
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
-use crate::raw::{RawAgent, RawDefer, RawModel, RawPermissions, RawToolset};
+use crate::raw::{RawAgent, RawDefer, RawPermissions, RawStructuredOutput, RawToolset};
 
 use super::Validator;
 
 impl Validator<'_> {
-    pub(super) fn models(
-        &mut self,
-        raw: Vec<(String, Spanned<RawModel>)>,
-    ) -> Vec<(String, ModelConfig)> {
-        let mut out = Vec::new();
-        for (name, m) in raw {
-            let path = format!("models.{name}");
-            let origin = self.origin(&m.referenced, &path);
-            let m = m.value;
-            let Some(provider) = m.provider else {
-                self.error(origin, "provider is required");
-                continue;
-            };
-            let Some(model) = m.model else {
-                self.error(origin, "model is required");
-                continue;
-            };
-            if !KNOWN_PROVIDERS.contains(&provider.value.as_str()) && m.base_url.is_none() {
-                self.error_hint(
-                    self.origin(&provider.referenced, format!("{path}.provider")),
-                    format!("unknown provider `{}`", provider.value),
-                    format!(
-                        "use one of {}, or set `base_url` for an OpenAI-compatible server",
-                        KNOWN_PROVIDERS.join(", ")
-                    ),
-                );
-            }
-            let max_tokens = match m.max_tokens {
-                Some(t) if t.value <= 0 => {
-                    self.error(
-                        self.origin(&t.referenced, format!("{path}.max_tokens")),
-                        format!("max_tokens must be positive, got {}", t.value),
-                    );
-                    None
-                }
-                Some(t) => u64::try_from(t.value).ok(),
-                None => None,
-            };
-            out.push((
-                name,
-                ModelConfig {
-                    provider: provider.value,
-                    model: model.value,
-                    base_url: m.base_url,
-                    max_tokens,
-                    temperature: m.temperature,
-                    top_p: m.top_p,
-                    provider_opts: m.provider_opts.unwrap_or_default(),
-                },
-            ));
-        }
-        out
-    }
-
     pub(crate) fn permissions(&mut self, raw: RawPermissions) -> Permissions {
         let mut list = |key: &str, items: Option<Vec<Spanned<String>>>| {
             let mut out = Vec::new();
@@ -147,6 +93,11 @@ impl Validator<'_> {
         if let Some(rag) = &a.rag {
             self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
         }
+        let fallback = a.fallback.map(|f| self.fallback(&path, f, file));
+        let structured_output = a
+            .structured_output
+            .and_then(|o| self.structured_output(&path, o));
+        let skills = a.skills.and_then(|s| self.skills(&path, s));
         let commands = a
             .commands
             .map(|c| self.commands(&format!("{path}.commands"), c))
@@ -173,6 +124,9 @@ impl Validator<'_> {
             redact_secrets: a.redact_secrets.unwrap_or(false),
             commands,
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
+            fallback,
+            structured_output,
+            skills,
             hooks,
             origin,
         }
@@ -235,6 +189,106 @@ impl Validator<'_> {
                 })
             }
             (None, None) => String::new(),
+        }
+    }
+
+    fn structured_output(
+        &mut self,
+        path: &str,
+        raw: Spanned<RawStructuredOutput>,
+    ) -> Option<StructuredOutput> {
+        let path = format!("{path}.structured_output");
+        let o = raw.value;
+        if let Some(mode) = o.mode.filter(|m| m.value != "native") {
+            self.error_hint(
+                self.origin(&mode.referenced, format!("{path}.mode")),
+                format!(
+                    "structured_output mode `{}` is not supported yet",
+                    mode.value
+                ),
+                "use `mode: native` (the provider enforces the schema)",
+            );
+        }
+        let Some(name) = o.name else {
+            self.error(
+                self.origin(&raw.referenced, &path),
+                "structured_output needs `name`",
+            );
+            return None;
+        };
+        let Some(schema) = o.schema else {
+            self.error(
+                self.origin(&raw.referenced, &path),
+                "structured_output needs `schema`",
+            );
+            return None;
+        };
+        if schema.value.get("type").and_then(|t| t.as_str()) != Some("object") {
+            self.error_hint(
+                self.origin(&schema.referenced, format!("{path}.schema")),
+                "the schema of structured output must have `type: object`",
+                "describe the answer as an object with `properties` (and `required`)",
+            );
+        }
+        Some(StructuredOutput {
+            name: name.value,
+            description: o.description.unwrap_or_default(),
+            schema: schema.value,
+            strict: o.strict.unwrap_or(false),
+        })
+    }
+
+    /// `skills: true | false | [sources, names, inline skills]`.
+    fn skills(&mut self, path: &str, raw: Spanned<serde_json::Value>) -> Option<Skills> {
+        use serde_json::Value;
+        let path = format!("{path}.skills");
+        let origin = self.origin(&raw.referenced, &path);
+        match raw.value {
+            Value::Bool(false) | Value::Null => None,
+            Value::Bool(true) => Some(Skills {
+                local: true,
+                ..Skills::default()
+            }),
+            Value::Array(items) => {
+                let mut out = Skills::default();
+                let mut sources = false;
+                for (i, item) in items.into_iter().enumerate() {
+                    match item {
+                        Value::String(s) if s == "local" => {
+                            out.local = true;
+                            sources = true;
+                        }
+                        Value::String(s) if s.starts_with("http://") || s.starts_with("https://") => {
+                            self.error_hint(
+                                origin.clone(),
+                                format!("{path}[{i}]: remote skill sources (`{s}`) are not supported yet"),
+                                "install the skill under ~/.agents/skills or .agents/skills and list `local`",
+                            );
+                        }
+                        Value::String(name) => out.only.push(name),
+                        Value::Object(o) => match inline_skill(&o) {
+                            Ok(skill) => out.inline.push(skill),
+                            Err(e) => self.error(origin.clone(), format!("{path}[{i}]: {e}")),
+                        },
+                        other => self.error(
+                            origin.clone(),
+                            format!("{path}[{i}]: expected a source, a skill name or a skill, got {other}"),
+                        ),
+                    }
+                }
+                // Names alone filter the local skills.
+                if !sources && !out.only.is_empty() {
+                    out.local = true;
+                }
+                Some(out)
+            }
+            other => {
+                self.error(
+                    origin,
+                    format!("skills must be true, false or a list, got {other}"),
+                );
+                None
+            }
         }
     }
 
@@ -514,27 +568,35 @@ impl Validator<'_> {
             );
         }
     }
+}
 
-    /// Checks a model reference (`provider/model` or a `models:` name).
-    pub(super) fn model_ref(&mut self, path: &str, m: &Spanned<String>, file: &AgentFile) {
-        if file.resolve_model(&m.value).is_none() {
-            self.error_hint(
-                self.origin(&m.referenced, path),
-                format!("unknown model `{}`", m.value),
-                "write `provider/model` (e.g. `openai/gpt-4o`) or the name of an entry under `models:`",
-            );
-        } else if let Some((provider, _)) = m.value.split_once('/')
-            && file.model(&m.value).is_none()
-            && !KNOWN_PROVIDERS.contains(&provider)
-        {
-            self.error_hint(
-                self.origin(&m.referenced, path),
-                format!("unknown provider `{provider}`"),
-                format!(
-                    "use one of {}, or define the model under `models:` with a `base_url`",
-                    KNOWN_PROVIDERS.join(", ")
-                ),
-            );
+/// An inline skill: `name`, `description`, `instructions`; fork-mode fields are not supported.
+fn inline_skill(o: &serde_json::Map<String, serde_json::Value>) -> Result<InlineSkill, String> {
+    const FORK: [&str; 4] = ["context", "model", "allowed_tools", "toolsets"];
+    for key in o.keys() {
+        if FORK.contains(&key.as_str()) {
+            return Err(format!("`{key}` (fork-mode skills) is not supported yet"));
+        }
+        if !["name", "description", "instructions"].contains(&key.as_str()) {
+            return Err(format!(
+                "unknown field `{key}`, expected one of name, description, instructions"
+            ));
         }
     }
+    let text = |key: &str| {
+        o.get(key)
+            .and_then(serde_json::Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+            .ok_or_else(|| format!("an inline skill needs `{key}`"))
+    };
+    let name = text("name")?;
+    if name.contains(char::is_whitespace) {
+        return Err(format!("a skill name has no spaces, got `{name}`"));
+    }
+    Ok(InlineSkill {
+        name,
+        description: text("description")?,
+        instructions: text("instructions")?,
+    })
 }

@@ -6,6 +6,7 @@
 mod agents;
 mod commands;
 mod hooks;
+mod models;
 
 pub(crate) use hooks::{check_url, is_header_token};
 
@@ -82,7 +83,7 @@ pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
     let message = LOCATION_TEXT.as_ref().map_or(first.to_owned(), |re| {
         re.replace_all(first, "").into_owned()
     });
-    let message = if message == "expected string scalar" {
+    let mut message = if message == "expected string scalar" {
         "expected a single value (string, number or boolean), not a list or map".to_owned()
     } else if let Some(kind) = scalar_kind(&message) {
         match scalar_at(source, line, column) {
@@ -94,14 +95,32 @@ pub(crate) fn parse<T: for<'de> serde::Deserialize<'de>>(
     };
     let mut path = clean_path(&path);
     let mut hint = None;
-    if let Some(caps) = UNKNOWN_FIELD.as_ref().and_then(|re| re.captures(&message)) {
+    let unknown = UNKNOWN_FIELD
+        .as_ref()
+        .and_then(|re| re.captures(&message))
+        .map(|caps| (caps[1].to_owned(), caps[2].to_owned()));
+    if let Some((field, expected)) = unknown {
         // The path may end with the unknown key itself; the message already names it.
         if let Some((parent, last)) = path.rsplit_once('.')
-            && last == &caps[1]
+            && last == field
         {
             path = parent.to_owned();
         }
-        hint = unknown_field_hint(&path, &caps[1], &caps[2]);
+        if crate::upstream::is_upstream_field(&path, &field) {
+            let what = if path.ends_with("hooks") {
+                "the hook event"
+            } else {
+                "the field"
+            };
+            message = format!("{what} `{field}` is not supported yet");
+            hint = Some(
+                "docker-agent's format has it; Tether does not implement it yet (docs/agent-files.md \
+                 lists what is supported): remove it to run the rest of the file"
+                    .to_owned(),
+            );
+        } else {
+            hint = unknown_field_hint(&path, &field, &expected);
+        }
     }
     let mut d = Diagnostic::new(Origin::new(Some(file.clone()), line, column, path), message)
         .with_source(source);
@@ -217,7 +236,8 @@ impl Validator<'_> {
         if let Some(rag) = &raw.rag {
             self.rag_unsupported(&rag.referenced, "rag");
         }
-        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default());
+        let providers = self.providers(raw.providers.map(|p| p.0).unwrap_or_default());
+        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default(), providers);
         let defs = self.mcp_defs(raw.mcps.map(|m| m.0).unwrap_or_default());
         let permissions = raw
             .permissions

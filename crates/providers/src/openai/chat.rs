@@ -24,7 +24,7 @@ pub(super) fn body(
         "messages": req.messages.iter().map(message).collect::<Vec<_>>(),
         "stream": true,
     });
-    if flavor != Flavor::Mistral {
+    if flavor != Flavor::Mistral && spec.track_usage != Some(false) {
         body["stream_options"] = json!({"include_usage": true});
     }
     if !req.tools.is_empty() {
@@ -52,6 +52,20 @@ pub(super) fn body(
     }
     if let Some(p) = spec.top_p {
         body["top_p"] = json!(p);
+    }
+    if let Some(p) = spec.frequency_penalty {
+        body["frequency_penalty"] = json!(p);
+    }
+    if let Some(p) = spec.presence_penalty {
+        body["presence_penalty"] = json!(p);
+    }
+    if let Some(parallel) = spec.parallel_tool_calls
+        && !req.tools.is_empty()
+    {
+        body["parallel_tool_calls"] = json!(parallel);
+    }
+    if let Some(effort) = spec.thinking().as_ref().and_then(super::reasoning_effort) {
+        body["reasoning_effort"] = json!(effort);
     }
     if let Some(schema) = &req.response_schema {
         let mut js = json!({"name": schema.name, "schema": schema.schema, "strict": schema.strict});

@@ -47,6 +47,17 @@ impl Api {
     }
 }
 
+/// `thinking_budget` as OpenAI's `reasoning_effort`: a level (adaptive levels keep their
+/// effort); `none` disables reasoning where the model allows it.
+pub(crate) fn reasoning_effort(t: &crate::Thinking) -> Option<String> {
+    match t {
+        crate::Thinking::Disabled => Some("none".to_owned()),
+        crate::Thinking::Effort(e) if e == "adaptive" => Some("high".to_owned()),
+        crate::Thinking::Effort(_) => t.effort().map(str::to_owned),
+        crate::Thinking::Dynamic | crate::Thinking::Tokens(_) => None,
+    }
+}
+
 /// Dialect quirks of the OpenAI-compatible servers we know.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flavor {

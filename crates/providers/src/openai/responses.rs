@@ -49,7 +49,17 @@ pub(super) fn body(spec: &ModelSpec, req: &ChatRequest) -> Result<Value, Provide
     if let Some(p) = spec.top_p {
         body["top_p"] = json!(p);
     }
-    if let Some(effort) = spec.opt_str("reasoning_effort") {
+    if let Some(parallel) = spec.parallel_tool_calls
+        && !req.tools.is_empty()
+    {
+        body["parallel_tool_calls"] = json!(parallel);
+    }
+    let effort = spec
+        .thinking()
+        .as_ref()
+        .and_then(super::reasoning_effort)
+        .or_else(|| spec.opt_str("reasoning_effort").map(str::to_owned));
+    if let Some(effort) = effort {
         body["reasoning"] = json!({"effort": effort});
     }
     if let Some(schema) = &req.response_schema {
