@@ -42,6 +42,8 @@ pub struct AgentRuntime {
     pub force_handoff: Option<String>,
     /// `fallback:` models.
     pub(crate) fallback: Option<FallbackChain>,
+    /// `skills:`, for `/NAME`.
+    pub(crate) skills: Vec<tether_tools::Skill>,
     /// `structured_output:`, sent with every model call of the agent.
     pub(crate) response_schema: Option<tether_providers::ResponseSchema>,
 }

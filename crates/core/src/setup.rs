@@ -72,6 +72,8 @@ pub struct RuntimeOptions {
     pub mcp_log_dir: Option<PathBuf>,
     /// Where the Docker MCP catalog is cached.
     pub cache_dir: Option<PathBuf>,
+    /// The home directory whose `.agents/skills` (and Codex's, Claude's) hold global skills.
+    pub home: Option<PathBuf>,
 }
 
 impl RuntimeOptions {
@@ -92,6 +94,7 @@ impl RuntimeOptions {
             async_hook_grace: ASYNC_HOOK_GRACE,
             mcp_log_dir: None,
             cache_dir: None,
+            home: std::env::var_os("HOME").map(PathBuf::from),
         }
     }
 }
@@ -120,6 +123,8 @@ pub struct Runtime {
     pub(crate) async_hook_grace: std::time::Duration,
     /// MCP failures already reported.
     pub(crate) mcp_notified: crate::mcp::Notified,
+    /// What setup skipped (malformed skills), for the user to see.
+    pub(crate) warnings: Vec<String>,
 }
 
 /// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
@@ -301,6 +306,7 @@ pub fn build_runtime(
         lookup: Arc::new(tether_mcp::ProcessEnv),
     };
     let mut servers: Vec<SharedServer> = Vec::new();
+    let mut warnings = Vec::new();
     for name in reachable(file, start) {
         let agent = file.agent(&name).ok_or_else(|| {
             SetupError::Config(format!(
@@ -412,6 +418,31 @@ pub fn build_runtime(
         if !agent.handoffs.is_empty() {
             runtime_tools.push(handoff_definition(&agent.handoffs));
         }
+        let mut skills = Vec::new();
+        if let Some(config) = &agent.skills {
+            skills = agent_skills(
+                config,
+                opts.home.as_deref(),
+                &opts.working_dir,
+                &mut warnings,
+            );
+            if let Some(text) = tether_tools::skills_instruction(&skills) {
+                system_prompt.push(text);
+            }
+            let tools = tether_tools::skill_tools(skills.clone());
+            if !tools.is_empty() {
+                slots.push(Slot {
+                    source: Source::Builtin(tools),
+                    prefix: None,
+                    allow: None,
+                    readonly: false,
+                    defer: tether_config::Defer::default(),
+                    toon: Vec::new(),
+                    model: None,
+                    instruction: None,
+                });
+            }
+        }
         let toolbox = Toolbox::new(slots, runtime_tools);
         if let Some(text) = toolbox.deferred_instruction() {
             system_prompt.push(text.to_owned());
@@ -449,6 +480,7 @@ pub fn build_runtime(
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
             fallback,
+            skills,
             response_schema: agent.structured_output.as_ref().map(|o| ResponseSchema {
                 name: o.name.clone(),
                 description: o.description.clone(),
@@ -472,10 +504,46 @@ pub fn build_runtime(
         compaction: opts.compaction,
         async_hook_grace: opts.async_hook_grace,
         mcp_notified: crate::mcp::Notified::default(),
+        warnings,
     })
 }
 
+/// An agent's skills: the local ones (when asked for), then its inline ones, kept to the
+/// names it lists.
+fn agent_skills(
+    config: &tether_config::Skills,
+    home: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+    warnings: &mut Vec<String>,
+) -> Vec<tether_tools::Skill> {
+    let mut skills = Vec::new();
+    if config.local {
+        let (found, problems) = tether_tools::discover(&tether_tools::skill_dirs(home, cwd));
+        skills = found;
+        warnings.extend(problems.into_iter().map(|p| format!("skill skipped: {p}")));
+    }
+    for inline in &config.inline {
+        skills.retain(|s: &tether_tools::Skill| s.name != inline.name);
+        skills.push(tether_tools::Skill {
+            name: inline.name.clone(),
+            description: inline.description.clone(),
+            body: tether_tools::SkillBody::Inline(inline.instructions.clone()),
+        });
+    }
+    if !config.only.is_empty() {
+        skills.retain(|s| {
+            config.only.contains(&s.name) || config.inline.iter().any(|i| i.name == s.name)
+        });
+    }
+    skills
+}
+
 impl Runtime {
+    /// Problems setup worked around (a malformed `SKILL.md`, …).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
     pub fn agent(&self, name: &str) -> Option<&Arc<AgentRuntime>> {
         self.agents.iter().find(|a| a.name == name)
     }

@@ -334,8 +334,10 @@ impl Runtime {
         let (name, args) = tether_config::commands::split_invocation(input)?;
         let agent = self.current(session).ok()?;
         session.tools_approved |= self.yolo;
-        let command = agent.commands.iter().find(|c| c.name == name)?.clone();
         let rest = input.trim_start()[1 + name.len()..].trim();
+        let Some(command) = agent.commands.iter().find(|c| c.name == name).cloned() else {
+            return skill_prompt(&agent.skills, name, rest);
+        };
         let mut out = String::new();
         for part in &command.parts {
             match part {
@@ -426,4 +428,21 @@ impl Runtime {
         };
         content.trim().to_owned()
     }
+}
+
+/// `/SKILL [request]`: the skill's instructions as the prompt.
+fn skill_prompt(skills: &[tether_tools::Skill], name: &str, request: &str) -> Option<String> {
+    let skill = skills.iter().find(|s| s.name == name)?;
+    let content = match &skill.body {
+        tether_tools::SkillBody::Inline(text) => text.clone(),
+        tether_tools::SkillBody::File { dir, .. } => {
+            std::fs::read_to_string(dir.join("SKILL.md")).ok()?
+        }
+    };
+    let block = format!("<skill name={:?}>\n{content}\n</skill>", skill.name);
+    Some(if request.is_empty() {
+        format!("Use the following skill.\n\n{block}")
+    } else {
+        format!("Use the following skill.\n\nUser's request: {request}\n\n{block}")
+    })
 }

@@ -302,6 +302,9 @@ pub(crate) fn build(
         interaction,
     )
     .map_err(|e| user_error(e.to_string()))?;
+    for w in runtime.warnings() {
+        crate::out::warning(w);
+    }
     Ok((runtime, snapshots))
 }
 
