@@ -88,6 +88,7 @@ pub(crate) fn effective(
 ) -> HooksConfig {
     tether_config::effective_hooks(
         agent,
+        &user.hooks,
         cli,
         InjectOptions {
             snapshot: user.snapshot,
@@ -150,8 +151,12 @@ pub(crate) fn user_config() -> anyhow::Result<tether_config::UserConfig> {
     else {
         return Ok(tether_config::UserConfig::default());
     };
-    tether_config::UserConfig::load(&path).map_err(|e| match e {
+    let user = tether_config::UserConfig::load(&path).map_err(|e| match e {
         ConfigError::Invalid(d) => user_error(format!("invalid user config\n{d}")),
         ConfigError::Io { .. } => user_error(e.to_string()),
-    })
+    })?;
+    for w in &user.warnings {
+        crate::out::warning(w);
+    }
+    Ok(user)
 }

@@ -68,3 +68,74 @@ fn an_invalid_user_config_is_an_error_with_its_location() {
     let (code, _, err) = tether(&dir, &["hooks", "check", "agent.yaml"]);
     assert_eq!(code, 1, "{err}");
 }
+
+#[test]
+fn global_hooks_and_drop_ins_run_after_the_agent_files_and_before_the_clis() {
+    let log = |tag: &str| format!("{{type: command, command: \"echo {tag} >> order.log\"}}");
+    let dir = setup(&format!(
+        "model: script/s.yaml\nsettings:\n  hooks:\n    pre_tool_use:\n      - matcher: shell\n        hooks: [{}]\n",
+        log("user")
+    ));
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("config/tether/hooks.d")).unwrap();
+    std::fs::write(
+        d.join("config/tether/hooks.d/20-audit.yaml"),
+        format!(
+            "pre_tool_use:\n  - matcher: shell\n    hooks: [{}]\n",
+            log("dropin-20")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("config/tether/hooks.d/10-first.yml"),
+        format!(
+            "hooks:\n  pre_tool_use:\n    - hooks: [{}]\n",
+            log("dropin-10")
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("config/tether/hooks.d/15-broken.yaml"),
+        "pre_tool_use:\n  - matcher: shell\n    hooks: [{type: comand, command: x}]\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("config/tether/hooks.d/notes.txt"), "not a drop-in").unwrap();
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    toolsets: [{{type: shell}}]\n    hooks:\n      pre_tool_use:\n        - matcher: shell\n          hooks: [{}]\n",
+            log("agent")
+        ),
+    )
+    .unwrap();
+    let (code, out, err) = tether(
+        &dir,
+        &[
+            "run",
+            "agent.yaml",
+            "--hook-pre-tool-use",
+            r#"echo cli >> order.log; echo '{"hook_specific_output":{"permission_decision":"allow"}}'"#,
+            "--exec",
+            "Run: echo ran",
+        ],
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("ran"), "{out}");
+    assert!(
+        err.contains("warning: hook drop-in skipped:") && err.contains("15-broken.yaml:3:"),
+        "{err}"
+    );
+    let order = std::fs::read_to_string(d.join("order.log")).unwrap();
+    assert_eq!(order, "agent\nuser\ndropin-10\ndropin-20\ncli\n");
+
+    let (code, out, err) = tether(&dir, &["hooks", "check", "agent.yaml"]);
+    assert_eq!(code, 0, "{err}");
+    for label in [
+        "[yaml]",
+        "[user]",
+        "[drop-in 10-first.yml]",
+        "[drop-in 20-audit.yaml]",
+    ] {
+        assert!(out.contains(label), "{label}: {out}");
+    }
+}

@@ -1,8 +1,10 @@
-//! The hooks an agent actually runs: its YAML hooks, then `--hook-*` flags, then the hooks its
-//! shorthands inject, then the always-on ones. This is the one documented merge function.
+//! The hooks an agent actually runs: its YAML hooks, then the user config's (`settings.hooks`,
+//! then `hooks.d/` drop-ins), then `--hook-*` flags, then the hooks its shorthands inject, then
+//! the always-on ones. This is the one documented merge function.
 //!
 //! Order per event (docs/design.md D14, D15, "secrets before truncation"):
-//! - every event: YAML entries, then CLI entries (appended, never replacing);
+//! - every event: YAML entries, then user-config entries, then CLI entries (appended, never
+//!   replacing);
 //! - `session_start`: + `add_environment_info`, + `snapshot`;
 //! - `turn_start`: + `add_date`, + `add_prompt_files`, + `snapshot`;
 //! - `turn_end`: + `snapshot`;
@@ -96,8 +98,14 @@ fn add(cfg: &mut HooksConfig, event: HookEvent, hook: HookSpec) {
 }
 
 /// The merged, ordered hooks of `agent` (see the module doc for the order).
-pub fn effective_hooks(agent: &Agent, cli: &CliHooks, opts: InjectOptions) -> HooksConfig {
+pub fn effective_hooks(
+    agent: &Agent,
+    user: &HooksConfig,
+    cli: &CliHooks,
+    opts: InjectOptions,
+) -> HooksConfig {
     let mut cfg = agent.hooks.clone();
+    cfg.append(user.clone());
     cfg.append(cli.to_config());
     let shorthand = HookSource::Shorthand;
     let here = |key: &str| format!("agents.{}.{key}", agent.name);
@@ -203,7 +211,7 @@ mod tests {
             pre_tool_use: vec!["cli-pre".into()],
             ..CliHooks::default()
         };
-        let cfg = effective_hooks(&a, &cli, InjectOptions::default());
+        let cfg = effective_hooks(&a, &HooksConfig::default(), &cli, InjectOptions::default());
         assert_eq!(
             listing(&cfg),
             [
@@ -222,7 +230,12 @@ mod tests {
         let a = agent(
             "agents:\n  root:\n    add_date: true\n    add_environment_info: true\n    add_prompt_files: [A.md]\n    redact_secrets: true\n    toolsets:\n      - type: shell\n        safer: true\n    hooks:\n      turn_start:\n        - type: command\n          command: mine\n      tool_response_transform:\n        - matcher: shell\n          hooks:\n            - type: command\n              command: rewrite\n",
         );
-        let cfg = effective_hooks(&a, &CliHooks::default(), InjectOptions { snapshot: true });
+        let cfg = effective_hooks(
+            &a,
+            &HooksConfig::default(),
+            &CliHooks::default(),
+            InjectOptions { snapshot: true },
+        );
         assert_eq!(
             listing(&cfg),
             [

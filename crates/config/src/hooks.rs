@@ -139,6 +139,10 @@ pub enum HookSource {
     Shorthand,
     /// Injected for every agent (`limit_large_tool_results`).
     Always,
+    /// The user config's `settings.hooks`.
+    User,
+    /// A file of the user config's `hooks.d/` (its origin names the file).
+    DropIn,
 }
 
 impl HookSource {
@@ -148,6 +152,8 @@ impl HookSource {
             Self::Cli => "cli",
             Self::Shorthand => "shorthand",
             Self::Always => "always",
+            Self::User => "user",
+            Self::DropIn => "drop-in",
         }
     }
 }
@@ -398,6 +404,15 @@ impl HooksConfig {
 
     pub fn is_empty(&self) -> bool {
         self.events.iter().all(Vec::is_empty)
+    }
+
+    /// Marks every hook as coming from `source`.
+    pub fn set_source(&mut self, source: HookSource) {
+        for entry in self.events.iter_mut().flatten() {
+            for h in &mut entry.hooks {
+                h.source = source;
+            }
+        }
     }
 
     /// Every hook of every event, with its event and entry.

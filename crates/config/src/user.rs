@@ -4,10 +4,19 @@
 //! ```yaml
 //! settings:
 //!   snapshot: true            # inject the `snapshot` builtin into every agent (X17)
+//!   hooks:                    # global hooks, after each agent file's own
+//!     pre_tool_use:
+//!       - matcher: shell
+//!         hooks: [{type: command, command: ~/bin/audit.sh}]
 //! model: openai/gpt-4o-mini   # for agents without a `model`
 //! permissions:                # checked after the agent file's own (docs/design.md, the approval ladder)
 //!   deny: ["shell:cmd=*sudo*"]
 //! ```
+//!
+//! Hook drop-ins: every `*.yaml` / `*.yml` file of `hooks.d/` beside the config is a hooks
+//! section of its own (events at the top level, or under `hooks:`), loaded in lexicographic
+//! order after `settings.hooks`. A drop-in that does not load is skipped with a warning: a
+//! broken file one tool dropped there never stops a run.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,9 +26,10 @@ use serde_saphyr::Spanned;
 
 use crate::ConfigError;
 use crate::diagnostic::Diagnostics;
+use crate::hooks::{HookSource, HooksConfig};
 use crate::load::{Validator, parse};
 use crate::permissions::Permissions;
-use crate::raw::RawPermissions;
+use crate::raw::{RawHooks, RawPermissions};
 
 /// The validated user config; `Default` when there is no file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -32,6 +42,10 @@ pub struct UserConfig {
     pub model: Option<String>,
     /// Global permissions, appended after each agent file's.
     pub permissions: Permissions,
+    /// `settings.hooks`, then each drop-in's, in order: run after the agent file's hooks.
+    pub hooks: HooksConfig,
+    /// Drop-ins that were skipped, and why.
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -46,6 +60,7 @@ struct RawUserConfig {
 #[serde(deny_unknown_fields)]
 struct RawSettings {
     snapshot: Option<bool>,
+    hooks: Option<RawHooks>,
 }
 
 /// Where Tether keeps its data (sessions, logs, memories): `$TETHER_HOME`, else
@@ -75,15 +90,39 @@ impl UserConfig {
         Some(base.join("tether").join("config.yaml"))
     }
 
-    /// Reads the file if it exists.
+    /// Reads the file if it exists, then the drop-ins of `hooks.d/` beside it.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => Self::parse(&text, path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(e) => Err(ConfigError::Io {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            }),
+        let mut config = match std::fs::read_to_string(path) {
+            Ok(text) => Self::parse(&text, path)?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::default(),
+            Err(e) => {
+                return Err(ConfigError::Io {
+                    path: path.to_path_buf(),
+                    message: e.to_string(),
+                });
+            }
+        };
+        let dir = path.parent().unwrap_or(Path::new(".")).join("hooks.d");
+        config.load_drop_ins(&dir);
+        Ok(config)
+    }
+
+    /// Appends the drop-ins of `dir` in lexicographic order; a broken one becomes a warning.
+    pub fn load_drop_ins(&mut self, dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "yaml" || x == "yml"))
+            .collect();
+        files.sort();
+        for file in files {
+            match drop_in(&file) {
+                Ok(hooks) => self.hooks.append(hooks),
+                Err(e) => self.warnings.push(format!("hook drop-in skipped: {e}")),
+            }
         }
     }
 
@@ -122,16 +161,64 @@ impl UserConfig {
                 );
             }
         }
+        let (snapshot, raw_hooks) = raw.settings.map_or((None, None), |s| (s.snapshot, s.hooks));
+        let mut hooks = raw_hooks
+            .map(|h| v.hooks("settings.hooks", h))
+            .unwrap_or_default();
+        hooks.set_source(HookSource::User);
         if !v.diags.is_empty() {
             return Err(ConfigError::Invalid(Diagnostics(v.diags)));
         }
         Ok(Self {
             path: Some(path.to_path_buf()),
-            snapshot: raw.settings.and_then(|s| s.snapshot).unwrap_or(false),
+            snapshot: snapshot.unwrap_or(false),
             model: raw.model.map(|m| m.value),
             permissions,
+            hooks,
+            warnings: Vec::new(),
         })
     }
+}
+
+/// A drop-in written as `hooks: {...}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawWrappedDropIn {
+    hooks: RawHooks,
+}
+
+/// One drop-in file, validated like an agent's `hooks:` section.
+fn drop_in(path: &Path) -> Result<HooksConfig, String> {
+    let source = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file: Arc<str> = Arc::from(path.display().to_string());
+    // A hooks section, bare or under `hooks:` (not an event name, so never ambiguous).
+    let shape: Option<serde_json::Value> = parse(&source, &file).map_err(|d| d.to_string())?;
+    let wrapped = shape
+        .as_ref()
+        .and_then(serde_json::Value::as_object)
+        .is_some_and(|m| m.contains_key("hooks"));
+    let raw = if wrapped {
+        parse::<RawWrappedDropIn>(&source, &file)
+            .map_err(|d| d.to_string())?
+            .hooks
+    } else if shape.is_none() {
+        return Ok(HooksConfig::default());
+    } else {
+        parse::<RawHooks>(&source, &file).map_err(|d| d.to_string())?
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut v = Validator {
+        file,
+        source: &source,
+        dir,
+        diags: Vec::new(),
+    };
+    let mut hooks = v.hooks("hooks", raw);
+    if !v.diags.is_empty() {
+        return Err(Diagnostics(v.diags).to_string());
+    }
+    hooks.set_source(HookSource::DropIn);
+    Ok(hooks)
 }
 
 #[cfg(test)]

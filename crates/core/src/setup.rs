@@ -45,6 +45,8 @@ pub enum SetupError {
 pub struct RuntimeOptions {
     /// The project directory: tools and hooks run here; hook Inputs carry it as `cwd`.
     pub working_dir: PathBuf,
+    /// The user config's hooks (`settings.hooks`, `hooks.d/`), after every agent's own.
+    pub global_hooks: tether_config::HooksConfig,
     /// `--hook-*` flags, appended to every agent's hooks.
     pub cli_hooks: CliHooks,
     pub inject: InjectOptions,
@@ -80,6 +82,7 @@ impl RuntimeOptions {
     pub fn new(working_dir: impl Into<PathBuf>) -> Self {
         Self {
             working_dir: working_dir.into(),
+            global_hooks: tether_config::HooksConfig::default(),
             cli_hooks: CliHooks::default(),
             inject: InjectOptions::default(),
             model_overrides: Vec::new(),
@@ -448,7 +451,8 @@ pub fn build_runtime(
             system_prompt.push(text.to_owned());
         }
         let agent_servers: Vec<Arc<McpServer>> = toolbox.servers().cloned().collect();
-        let hooks = tether_config::effective_hooks(agent, &opts.cli_hooks, opts.inject);
+        let hooks =
+            tether_config::effective_hooks(agent, &opts.global_hooks, &opts.cli_hooks, opts.inject);
         let mut exec_opts = ExecutorOptions::new(opts.working_dir.clone());
         exec_opts.observers.clone_from(&observers);
         if !agent_servers.is_empty() {

@@ -27,6 +27,7 @@ fn executor(yaml: &str, logs: &Path, cwd: &Path) -> Executor {
     let file = load_str(&yaml, "seed.yaml", cwd).unwrap_or_else(|e| panic!("{e}"));
     let hooks = effective_hooks(
         &file.agents[0],
+        &tether_config::HooksConfig::default(),
         &CliHooks::default(),
         InjectOptions::default(),
     );

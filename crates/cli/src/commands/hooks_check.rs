@@ -74,6 +74,19 @@ fn origin(h: &HookSpec) -> String {
     }
 }
 
+/// `yaml`, `user`, `drop-in FILE`, …
+fn source_label(h: &HookSpec) -> String {
+    match (h.source, &h.origin.file) {
+        (tether_config::HookSource::DropIn, Some(file)) => {
+            let name = std::path::Path::new(file.as_ref())
+                .file_name()
+                .map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned());
+            format!("drop-in {name}")
+        }
+        (source, _) => source.as_str().to_owned(),
+    }
+}
+
 fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookLine<'a> {
     HookLine {
         kind: h.type_name(),
@@ -196,7 +209,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
         for entry in entries {
             for h in &entry.hooks {
                 n += 1;
-                let mut attrs = vec![format!("[{}]", h.source)];
+                let mut attrs = vec![format!("[{}]", source_label(h))];
                 if event.uses_matcher() {
                     attrs.push(format!("matcher={}", entry.matcher.source()));
                 }

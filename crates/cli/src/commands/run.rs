@@ -269,6 +269,7 @@ pub(crate) fn build(
     let mut opts = RuntimeOptions::new(working_dir);
     opts.store = store;
     opts.inject.snapshot = user.snapshot;
+    opts.global_hooks = user.hooks.clone();
     opts.default_model = user.model;
     opts.global_permissions = user.permissions;
     opts.cli_hooks = args.hooks.to_cli_hooks();

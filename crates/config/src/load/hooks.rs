@@ -13,7 +13,7 @@ use crate::raw::{RawEventHooks, RawHookDef, RawHooks, RawMatcherEntry};
 use super::Validator;
 
 impl Validator<'_> {
-    pub(super) fn hooks(&mut self, path: &str, raw: RawHooks) -> HooksConfig {
+    pub(crate) fn hooks(&mut self, path: &str, raw: RawHooks) -> HooksConfig {
         let mut out = HooksConfig::default();
         for (event, hooks) in raw.0 {
             let event_path = format!("{path}.{event}");
