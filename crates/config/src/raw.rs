@@ -48,6 +48,7 @@ pub(crate) struct RawAgent {
     pub(crate) redact_secrets: Option<bool>,
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
+    pub(crate) readonly: Option<bool>,
     pub(crate) fallback: Option<Spanned<RawFallback>>,
     pub(crate) structured_output: Option<Spanned<RawStructuredOutput>>,
     pub(crate) skills: Option<Spanned<serde_json::Value>>,

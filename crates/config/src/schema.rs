@@ -173,6 +173,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Shown when an interactive session starts.",
     ),
     f(
+        "readonly",
+        T::Boolean,
+        "Every toolset keeps only the tools that declare themselves read-only.",
+    ),
+    f(
         "fallback",
         T::Ref("fallback"),
         "Models tried in order when the agent's model fails (`on_error` and `notification` hooks see each switch).",

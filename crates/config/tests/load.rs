@@ -105,7 +105,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, fallback, structured_output, skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, fallback, structured_output, skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 
@@ -414,4 +414,76 @@ fn docker_catalog_servers_take_secret_names_in_env() {
         e.ends_with("invalid environment variable name `brave.api_key` in `env`"),
         "{e}"
     );
+}
+
+#[test]
+fn docker_agent_fields_tether_lacks_are_not_supported_yet_not_unknown() {
+    let e = first("agents:\n  root:\n    model: openai/gpt-4o\n    harness: {type: claude}\n");
+    assert!(
+        e.starts_with("agent.yaml:4:5: agents.root: the field `harness` is not supported yet"),
+        "{e}"
+    );
+    let full = errors("agents:\n  root:\n    harness: {type: claude}\n").join("\n");
+    assert!(
+        full.contains("hint: docker-agent's format has it"),
+        "{full}"
+    );
+    let e = first("agents:\n  root:\n    hooks:\n      tool_guard: []\n");
+    assert!(
+        e.contains("agents.root.hooks: the hook event `tool_guard` is not supported yet"),
+        "{e}"
+    );
+    let e = first(
+        "models:\n  m:\n    provider: openai\n    model: x\n    title_model: y\nagents:\n  root: {}\n",
+    );
+    assert!(
+        e.contains("models.m: the field `title_model` is not supported yet"),
+        "{e}"
+    );
+    // A typo is still unknown, with a suggestion.
+    let e = errors("agents:\n  root:\n    welcome_mesage: hi\n").join("\n");
+    assert!(
+        e.contains("unknown field `welcome_mesage`")
+            && e.contains("did you mean `welcome_message`?"),
+        "{e}"
+    );
+}
+
+#[test]
+fn external_sub_agents_are_named_as_not_supported_yet() {
+    let e = first(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: [agentcatalog/pirate]\n",
+    );
+    assert!(
+        e.starts_with("agent.yaml:4:18: agents.root.sub_agents[0]: external agent `agentcatalog/pirate` is not supported yet"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_agents_readonly_applies_to_every_toolset() {
+    let file = load_str(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    readonly: true\n    toolsets: [{type: shell}, {type: filesystem}]\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert!(file.agents[0].toolsets.iter().all(|t| t.readonly));
+}
+
+#[test]
+fn models_fallback_and_providers_are_checked() {
+    let e = errors(
+        "providers:\n  gw: {api_type: openai_soap}\nmodels:\n  r:\n    provider: openai\n    model: x\n    routing:\n      - model: nowhere\n        examples: [hi]\nagents:\n  root:\n    model: r\n    fallback: {models: [acme/x], retries: -3, cooldown: soon}\n",
+    );
+    let joined = e.join("\n");
+    for want in [
+        "providers.gw.api_type: unknown api_type `openai_soap`",
+        "models.r.routing[0].model: unknown model `nowhere`",
+        "agents.root.fallback.models[0]: unknown provider `acme`",
+        "agents.root.fallback.retries: retries must be -1 (none), 0 (the default, 2) or a positive count, got -3",
+        "agents.root.fallback.cooldown: invalid duration `soon`",
+    ] {
+        assert!(joined.contains(want), "{want}\n{joined}");
+    }
 }

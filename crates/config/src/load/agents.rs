@@ -57,7 +57,18 @@ impl Validator<'_> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, r)| {
-                    if !names.contains(&r.value) {
+                    if names.contains(&r.value) {
+                        // Defined in this file.
+                    } else if r.value.contains('/') || r.value.contains(':') {
+                        self.error_hint(
+                            self.origin(&r.referenced, format!("{path}.{key}[{i}]")),
+                            format!(
+                                "external agent `{}` is not supported yet: Tether does not pull agents from OCI registries or URLs",
+                                r.value
+                            ),
+                            "copy the agent into this file's `agents:` and name it here",
+                        );
+                    } else {
                         self.error(
                             self.origin(&r.referenced, format!("{path}.{key}[{i}]")),
                             format!("unknown agent `{}` (agents: {})", r.value, names.join(", ")),
@@ -78,13 +89,19 @@ impl Validator<'_> {
             }
             r.value
         });
-        let toolsets: Vec<Toolset> = a
+        let mut toolsets: Vec<Toolset> = a
             .toolsets
             .unwrap_or_default()
             .into_iter()
             .enumerate()
             .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t, file, defs))
             .collect();
+        // `readonly` on the agent: every toolset keeps only its read-only tools.
+        if a.readonly == Some(true) {
+            for t in &mut toolsets {
+                t.readonly = true;
+            }
+        }
         let hooks = a
             .hooks
             .map(|h| self.hooks(&format!("{path}.hooks"), h))
