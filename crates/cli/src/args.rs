@@ -37,7 +37,7 @@ pub(crate) enum Command {
     /// Print a generated reference document (`docs/` holds them).
     #[command(hide = true)]
     Docs {
-        /// `hooks`, `cli` or `schema`.
+        /// `hooks`, `cli`, `schema` or `agent-files`.
         which: String,
     },
 }

@@ -41,6 +41,7 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
+pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};
 
 /// Why a config could not be loaded.

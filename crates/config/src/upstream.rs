@@ -204,6 +204,15 @@ const FIELDS: &[(&str, &[&str])] = &[
     ("fallback", &["cooldown", "models", "retries"]),
 ];
 
+/// docker-agent's fields of an object kind (`file`, `agent`, `model`, `provider`, `toolset`,
+/// `hook`, `matcher`, `hooks` (the newer events), `fallback`).
+pub fn upstream_fields(kind: &str) -> &'static [&'static str] {
+    FIELDS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[], |(_, fields)| fields)
+}
+
 /// The kind of object at a loader key path (`agents.root.toolsets[0]` → `toolset`).
 fn kind(path: &str) -> Option<&'static str> {
     if path.is_empty() {

@@ -45,8 +45,9 @@ pub(crate) fn docs(which: &str) -> anyhow::Result<u8> {
         "hooks" => print(&docs::hooks_md()),
         "cli" => print(&docs::cli_md()),
         "schema" => print(&docs::schema_json()),
+        "agent-files" => print(&docs::agent_files_md()),
         other => Err(user_error(format!(
-            "unknown document `{other}` (hooks, cli, schema)"
+            "unknown document `{other}` (hooks, cli, schema, agent-files)"
         ))),
     }
 }
