@@ -19,8 +19,8 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, Defer, KNOWN_PROVIDERS, ModelConfig, Script, Toolset, ToolsetKind,
-    UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, ApiConfig, Defer, KNOWN_PROVIDERS, ModelConfig, PostEdit, Script, Toolset,
+    ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};

@@ -270,7 +270,7 @@ impl Validator<'_> {
             let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
             let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
                 format!(
-                    "toolset type `{}` is not supported by tether",
+                    "toolset type `{}` is not supported yet",
                     kind_name.value
                 )
             } else {
@@ -287,10 +287,14 @@ impl Validator<'_> {
         if let Some(m) = &t.model {
             self.model_ref(&format!("{path}.model"), m, file);
         }
+        let http = matches!(
+            kind,
+            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi
+        );
         let allow_private_ips = t
             .allow_private_ips
             .as_ref()
-            .is_some_and(|a| kind == ToolsetKind::Fetch && a.value);
+            .is_some_and(|a| http && a.value);
         if let Some(a) = t
             .allow_private_ips
             .as_ref()
@@ -304,22 +308,22 @@ impl Validator<'_> {
         } else if let Some(a) = t
             .allow_private_ips
             .as_ref()
-            .filter(|_| kind != ToolsetKind::Fetch)
+            .filter(|_| !http)
         {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(
-                    "`allow_private_ips` applies to `type: fetch` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    "`allow_private_ips` applies to `type: fetch`, `api` and `openapi` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
                     kind.type_name()
                 ),
             );
         }
         let timeout = match t.timeout.take() {
-            Some(v) if kind != ToolsetKind::Fetch => {
+            Some(v) if !http => {
                 self.error(
                     self.origin(&v.referenced, format!("{path}.timeout")),
                     format!(
-                        "`timeout` applies to `type: fetch` toolsets, not `type: {}`",
+                        "`timeout` applies to `type: fetch`, `api` and `openapi` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
@@ -361,7 +365,11 @@ impl Validator<'_> {
         };
         let known = kind.tool_names();
         let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
-            if !matches!(kind, ToolsetKind::Mcp | ToolsetKind::Script) && !known.contains(&tool) {
+            if !matches!(
+                kind,
+                ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Api | ToolsetKind::OpenApi
+            ) && !known.contains(&tool)
+            {
                 this.error_hint(
                     this.origin(at, format!("{path}.{key}")),
                     format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
@@ -414,7 +422,7 @@ impl Validator<'_> {
             }
             patterns
         });
-        let safer = match t.safer {
+        let safer = match t.safer.take() {
             Some(s) if kind != ToolsetKind::Shell => {
                 self.error(
                     self.origin(&s.referenced, format!("{path}.safer")),
@@ -437,6 +445,7 @@ impl Validator<'_> {
             );
         }
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
+        let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
         let memory_path = match t.path.take() {
             Some(p) if kind != ToolsetKind::Memory => {
                 self.error(
@@ -477,6 +486,14 @@ impl Validator<'_> {
             path: memory_path,
             timeout,
             allow_private_ips,
+            api: extra.api,
+            url: extra.url,
+            headers: extra.headers,
+            max_output_bytes: extra.max_output_bytes,
+            shared: extra.shared,
+            post_edit: extra.post_edit,
+            ignore_vcs: extra.ignore_vcs,
+            models: extra.models,
             origin,
         })
     }

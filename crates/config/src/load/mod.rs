@@ -6,6 +6,7 @@
 mod agents;
 mod commands;
 mod hooks;
+mod toolsets;
 
 pub(crate) use hooks::{check_url, is_header_token};
 
