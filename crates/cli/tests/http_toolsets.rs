@@ -85,7 +85,12 @@ fn server() -> String {
                     get(|uri: Uri| async move {
                         let q = query(&uri);
                         let limit: usize = q.get("limit").and_then(|l| l.parse().ok()).unwrap_or(9);
-                        Json(json!(["rex", "tom", "kit"].into_iter().take(limit).collect::<Vec<_>>()))
+                        Json(json!(
+                            ["rex", "tom", "kit"]
+                                .into_iter()
+                                .take(limit)
+                                .collect::<Vec<_>>()
+                        ))
                     })
                     .post(|Json(body): Json<Value>| async move {
                         (StatusCode::CREATED, Json(json!({"id": 7, "created": body})))
@@ -103,17 +108,17 @@ fn server() -> String {
                 )
                 .route(
                     "/weather",
-                    get(
-                        |uri: Uri, h: HeaderMap| async move {
-                            let q = query(&uri);
-                            let key = h.get("x-key").map(|v| v.to_str().unwrap().to_owned());
-                            format!("weather in {} (key {key:?})", q["city"])
+                    get(|uri: Uri, h: HeaderMap| async move {
+                        let q = query(&uri);
+                        let key = h.get("x-key").map(|v| v.to_str().unwrap().to_owned());
+                        format!("weather in {} (key {key:?})", q["city"])
+                    })
+                    .post(
+                        |h: HeaderMap, Json(body): Json<Value>| async move {
+                            let ct = h.get("content-type").unwrap().to_str().unwrap().to_owned();
+                            format!("posted {body} as {ct}")
                         },
-                    )
-                    .post(|h: HeaderMap, Json(body): Json<Value>| async move {
-                        let ct = h.get("content-type").unwrap().to_str().unwrap().to_owned();
-                        format!("posted {body} as {ct}")
-                    }),
+                    ),
                 );
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             tx.send(listener.local_addr().unwrap()).unwrap();
@@ -231,7 +236,13 @@ fn api_and_openapi_refuse_private_addresses_unless_allowed() {
     let toolsets = format!(
         "      - type: api\n        api_config: {{name: weather, endpoint: \"{base}/weather?city=x\", method: GET}}\n      - type: openapi\n        url: {base}/openapi.json\n"
     );
-    let r = run(dir.path(), &toolsets, &["{name: weather, arguments: {}}"], &[], "");
+    let r = run(
+        dir.path(),
+        &toolsets,
+        &["{name: weather, arguments: {}}"],
+        &[],
+        "",
+    );
     let responses = r.responses();
     assert!(responses[0].1, "{responses:?}");
     assert!(
@@ -279,10 +290,7 @@ fn openapi_operations_become_tools_that_call_the_server() {
             ("[\"rex\",\"tom\"]".to_owned(), false),
             ("pet a b".to_owned(), false),
             ("HTTP 404: no such pet".to_owned(), true),
-            (
-                "The user rejected the tool call.".to_owned(),
-                true
-            ),
+            ("The user rejected the tool call.".to_owned(), true),
         ],
         "{:?}",
         r.events

@@ -301,9 +301,7 @@ pub fn build_runtime(
                                 .map(|i| (m.clone(), i))
                         })
                         .collect::<Result<Vec<_>, _>>()?;
-                    Source::Builtin(crate::model_picker::ModelPickerTool::pair(
-                        models, &picked,
-                    ))
+                    Source::Builtin(crate::model_picker::ModelPickerTool::pair(models, &picked))
                 }
                 None => {
                     if let Some(text) = toolbox::instruction(

@@ -66,11 +66,7 @@ impl ApiTool {
         }
         let method = self.config.method.as_str();
         let with_body = matches!(method, "POST" | "PUT" | "PATCH");
-        let url = expand(
-            &self.config.endpoint,
-            Some((args, &self.arg_names)),
-            true,
-        )?;
+        let url = expand(&self.config.endpoint, Some((args, &self.arg_names)), true)?;
         if let Some(why) = refused(&url, self.allow_private) {
             return Err(why);
         }
@@ -84,12 +80,16 @@ impl ApiTool {
         if with_body {
             req = req.json(args);
         }
-        let resp = req.send().await.map_err(|e| {
-            format!("request failed: {}", tether_providers::error_chain(&e))
-        })?;
+        let resp = req
+            .send()
+            .await
+            .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
         let status = resp.status();
         let (body, _) = read_capped(resp, MAX_BODY).await?;
-        let text = limit_output(String::from_utf8_lossy(&body).into_owned(), Some(MAX_OUTPUT));
+        let text = limit_output(
+            String::from_utf8_lossy(&body).into_owned(),
+            Some(MAX_OUTPUT),
+        );
         Ok(if status.is_client_error() || status.is_server_error() {
             ToolResult::error(format!("HTTP {}: {text}", status.as_u16()))
         } else {

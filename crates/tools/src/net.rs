@@ -105,7 +105,9 @@ pub(crate) fn refused(url: &str, allow_private: bool) -> Option<String> {
     if allow_private {
         return None;
     }
-    reqwest::Url::parse(url).ok().and_then(|u| literal_refused(&u))
+    reqwest::Url::parse(url)
+        .ok()
+        .and_then(|u| literal_refused(&u))
 }
 
 /// Reads at most `cap` bytes of a response body; `true` when the body was longer.
@@ -225,12 +227,19 @@ mod tests {
         let args = json!({"q": "a b&c", "n": 3}).as_object().unwrap().clone();
         let declared = vec!["q".to_owned(), "missing".to_owned()];
         assert_eq!(
-            expand("https://x/s?q=${q}&n=${n}&m=${missing}", Some((&args, &declared)), true)
-                .unwrap(),
+            expand(
+                "https://x/s?q=${q}&n=${n}&m=${missing}",
+                Some((&args, &declared)),
+                true
+            )
+            .unwrap(),
             "https://x/s?q=a%20b%26c&n=3&m="
         );
         let home = std::env::var("HOME").unwrap();
-        assert_eq!(expand("${env.HOME}/", None, false).unwrap(), format!("{home}/"));
+        assert_eq!(
+            expand("${env.HOME}/", None, false).unwrap(),
+            format!("{home}/")
+        );
         assert_eq!(
             expand("${env.TETHER_SURELY_UNSET_VAR}", None, false).unwrap_err(),
             "environment variable `TETHER_SURELY_UNSET_VAR` is not set"
@@ -239,7 +248,10 @@ mod tests {
 
     #[test]
     fn output_is_cut_at_a_character_boundary() {
-        assert_eq!(limit_output("héllo".to_owned(), Some(2)), "h\n\n[Output truncated: exceeded 2 character limit]");
+        assert_eq!(
+            limit_output("héllo".to_owned(), Some(2)),
+            "h\n\n[Output truncated: exceeded 2 character limit]"
+        );
         assert_eq!(limit_output("hello".to_owned(), None), "hello");
     }
 
@@ -264,5 +276,4 @@ mod tests {
             assert!(public(open.parse().unwrap()), "{open}");
         }
     }
-
 }

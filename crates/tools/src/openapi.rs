@@ -105,8 +105,9 @@ impl OpenApiToolset {
         };
         let doc: Value = match serde_json::from_str(&text) {
             Ok(v) => v,
-            Err(_) => serde_saphyr::from_str(&text)
-                .map_err(|e| format!("neither JSON nor YAML: {e}"))?,
+            Err(_) => {
+                serde_saphyr::from_str(&text).map_err(|e| format!("neither JSON nor YAML: {e}"))?
+            }
         };
         let version = doc.get("openapi").and_then(Value::as_str).unwrap_or("");
         if !version.starts_with('3') {
@@ -155,7 +156,10 @@ fn base_url(doc: &Value, spec_url: Option<&str>) -> Result<String, String> {
         .and_then(Value::as_str)
         .unwrap_or("")
         .to_owned();
-    if let Some(vars) = server.and_then(|s| s.get("variables")).and_then(Value::as_object) {
+    if let Some(vars) = server
+        .and_then(|s| s.get("variables"))
+        .and_then(Value::as_object)
+    {
         for (name, var) in vars {
             let default = var.get("default").map(scalar_text).unwrap_or_default();
             url = url.replace(&format!("{{{name}}}"), &default);
@@ -264,7 +268,9 @@ fn operations(doc: &Value, base: &str, shared: &Arc<Shared>) -> Vec<Arc<dyn Tool
             let Some(op) = item.get(method) else {
                 continue;
             };
-            out.push(Arc::new(operation(doc, base, path, method, item, op, shared)));
+            out.push(Arc::new(operation(
+                doc, base, path, method, item, op, shared,
+            )));
         }
     }
     out
@@ -410,7 +416,9 @@ impl OperationTool {
         let client = guarded_client(s.timeout, s.allow_private)?;
         let method = reqwest::Method::from_bytes(self.method.as_bytes())
             .map_err(|e| format!("invalid method `{}`: {e}", self.method))?;
-        let mut req = client.request(method, &url).header("Accept", "application/json");
+        let mut req = client
+            .request(method, &url)
+            .header("Accept", "application/json");
         if !body.is_empty() {
             req = req.json(&body);
         }

@@ -56,7 +56,11 @@ pub fn build_toolset_with(
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
         ToolsetKind::Api => match &cfg.api {
             Some(api) => (
-                vec![Arc::new(ApiTool::new(api, cfg.timeout, cfg.allow_private_ips))],
+                vec![Arc::new(ApiTool::new(
+                    api,
+                    cfg.timeout,
+                    cfg.allow_private_ips,
+                ))],
                 Some(api.instruction.clone()).filter(|i| !i.trim().is_empty()),
             ),
             None => (Vec::new(), None),

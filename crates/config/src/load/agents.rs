@@ -269,10 +269,7 @@ impl Validator<'_> {
         let Some(kind) = ToolsetKind::parse(&kind_name.value) else {
             let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
             let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
-                format!(
-                    "toolset type `{}` is not supported yet",
-                    kind_name.value
-                )
+                format!("toolset type `{}` is not supported yet", kind_name.value)
             } else {
                 format!("unknown toolset type `{}`", kind_name.value)
             };
@@ -305,11 +302,7 @@ impl Validator<'_> {
                 "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
                 "remove it; Tether connects to the `remote.url` you give, private addresses included",
             );
-        } else if let Some(a) = t
-            .allow_private_ips
-            .as_ref()
-            .filter(|_| !http)
-        {
+        } else if let Some(a) = t.allow_private_ips.as_ref().filter(|_| !http) {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(

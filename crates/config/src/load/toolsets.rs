@@ -30,7 +30,14 @@ const API_METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 impl Validator<'_> {
     /// `key` was given on a toolset whose type does not take it.
-    fn wrong_type(&mut self, path: &str, at: &Location, key: &str, owners: &str, kind: ToolsetKind) {
+    fn wrong_type(
+        &mut self,
+        path: &str,
+        at: &Location,
+        key: &str,
+        owners: &str,
+        kind: ToolsetKind,
+    ) {
         self.error(
             self.origin(at, format!("{path}.{key}")),
             format!(
@@ -90,7 +97,13 @@ impl Validator<'_> {
         }
         out.max_output_bytes = match t.max_output_bytes.take() {
             Some(m) if kind != ToolsetKind::OpenApi => {
-                self.wrong_type(path, &m.referenced, "max_output_bytes", "`type: openapi`", kind);
+                self.wrong_type(
+                    path,
+                    &m.referenced,
+                    "max_output_bytes",
+                    "`type: openapi`",
+                    kind,
+                );
                 None
             }
             Some(m) if m.value < 0 => {
@@ -115,10 +128,19 @@ impl Validator<'_> {
             if kind == ToolsetKind::Filesystem {
                 out.ignore_vcs = v.value;
             } else {
-                self.wrong_type(path, &v.referenced, "ignore_vcs", "`type: filesystem`", kind);
+                self.wrong_type(
+                    path,
+                    &v.referenced,
+                    "ignore_vcs",
+                    "`type: filesystem`",
+                    kind,
+                );
             }
         }
-        for (key, given) in [("allow_list", t.allow_list.take()), ("deny_list", t.deny_list.take())] {
+        for (key, given) in [
+            ("allow_list", t.allow_list.take()),
+            ("deny_list", t.deny_list.take()),
+        ] {
             if let Some(v) = given {
                 self.error_hint(
                     self.origin(&v.referenced, format!("{path}.{key}")),
@@ -131,7 +153,13 @@ impl Validator<'_> {
             if kind == ToolsetKind::Filesystem {
                 out.post_edit = self.post_edit(&format!("{path}.post_edit"), list.value);
             } else {
-                self.wrong_type(path, &list.referenced, "post_edit", "`type: filesystem`", kind);
+                self.wrong_type(
+                    path,
+                    &list.referenced,
+                    "post_edit",
+                    "`type: filesystem`",
+                    kind,
+                );
             }
         }
         match t.models.take() {
@@ -169,7 +197,10 @@ impl Validator<'_> {
         let name = match a.name {
             Some(n) if !n.value.trim().is_empty() => n.value,
             _ => {
-                self.error(origin.clone(), "`api_config` needs `name` (the tool's name)");
+                self.error(
+                    origin.clone(),
+                    "`api_config` needs `name` (the tool's name)",
+                );
                 String::new()
             }
         };
@@ -189,7 +220,10 @@ impl Validator<'_> {
                 upper
             }
             None => {
-                self.error(origin.clone(), "`api_config` needs `method` (GET or POST, …)");
+                self.error(
+                    origin.clone(),
+                    "`api_config` needs `method` (GET or POST, …)",
+                );
                 String::new()
             }
         };
@@ -211,7 +245,10 @@ impl Validator<'_> {
                 e.value
             }
             None => {
-                self.error(origin.clone(), "api tool requires an endpoint in api_config");
+                self.error(
+                    origin.clone(),
+                    "api tool requires an endpoint in api_config",
+                );
                 String::new()
             }
         };
@@ -229,7 +266,9 @@ impl Validator<'_> {
             if !schema.is_object() {
                 self.error(
                     origin.clone(),
-                    format!("`{path}.args.{n}` must be a JSON Schema object such as `{{type: string}}`"),
+                    format!(
+                        "`{path}.args.{n}` must be a JSON Schema object such as `{{type: string}}`"
+                    ),
                 );
             }
         }
@@ -243,7 +282,10 @@ impl Validator<'_> {
             }
             s => s.map(|s| s.value),
         };
-        let headers = self.headers(&format!("{path}.headers"), a.headers.unwrap_or(OrderedMap(Vec::new())));
+        let headers = self.headers(
+            &format!("{path}.headers"),
+            a.headers.unwrap_or(OrderedMap(Vec::new())),
+        );
         (self.diags.len() == before).then(|| ApiConfig {
             name,
             instruction: a.instruction.unwrap_or_default(),
@@ -284,11 +326,7 @@ impl Validator<'_> {
         }
     }
 
-    fn headers(
-        &mut self,
-        path: &str,
-        raw: OrderedMap<Spanned<Scalar>>,
-    ) -> Vec<(String, String)> {
+    fn headers(&mut self, path: &str, raw: OrderedMap<Spanned<Scalar>>) -> Vec<(String, String)> {
         let mut out = Vec::new();
         for (key, value) in raw.0 {
             let at = self.origin(&value.referenced, format!("{path}.{key}"));
@@ -314,7 +352,10 @@ impl Validator<'_> {
         for (i, p) in raw.into_iter().enumerate() {
             let at = self.origin(&p.referenced, format!("{path}[{i}]"));
             let Some(glob) = p.value.path.filter(|g| !g.value.trim().is_empty()) else {
-                self.error(at, "a `post_edit` entry needs `path` (a glob such as `*.go`)");
+                self.error(
+                    at,
+                    "a `post_edit` entry needs `path` (a glob such as `*.go`)",
+                );
                 continue;
             };
             let Some(cmd) = p.value.cmd.filter(|c| !c.trim().is_empty()) else {

@@ -67,7 +67,10 @@ impl FilesystemTool {
         Self::configured(ignore_vcs, commands)
     }
 
-    fn configured(ignore_vcs: bool, post_edit: Option<Arc<PostEditCommands>>) -> Vec<Arc<dyn Tool>> {
+    fn configured(
+        ignore_vcs: bool,
+        post_edit: Option<Arc<PostEditCommands>>,
+    ) -> Vec<Arc<dyn Tool>> {
         definitions::table()
             .into_iter()
             .map(|(op, name, description, read_only, parameters)| {

@@ -128,7 +128,9 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
     let filter_root = root.clone();
     builder.filter_entry(move |e| {
         let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
-        e.depth() == 0 || ((!ignore_vcs || e.file_name() != ".git") && !excludes.excludes(&rel.to_string_lossy()))
+        e.depth() == 0
+            || ((!ignore_vcs || e.file_name() != ".git")
+                && !excludes.excludes(&rel.to_string_lossy()))
     });
     let mut out = String::new();
     let mut matches = 0usize;
