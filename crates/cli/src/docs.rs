@@ -217,14 +217,54 @@ pub(crate) fn agent_files_md() -> String {
     out.push_str("The user config (`$XDG_CONFIG_HOME/tether/config.yaml`) adds `model` (for agents without one), `permissions` (after each file's), `settings.snapshot` and `settings.hooks`; every `*.yaml` / `*.yml` file of `hooks.d/` beside it is a hooks section of its own (events at the top level or under `hooks:`), loaded in lexicographic order. Per event, hooks run in this order: the agent file's, `settings.hooks`, the drop-ins, the `--hook-*` flags, then the hooks the agent's shorthands inject. A drop-in that does not load is skipped with a warning. `tether hooks check` labels each hook `[yaml]`, `[user]`, `[drop-in FILE]`, `[cli]`, `[shorthand]` or `[always]`.\n\n");
     let sections: [(&str, &str, &[Field], &str); 10] = [
         ("The file", "file", s::FILE_FIELDS, ""),
-        ("Agents (`agents.NAME`)", "agent", s::AGENT_FIELDS, "An agent's `model` is a `models:` name, `provider/model`, a comma list (`a,b`: an alloy, each model call going to the next model in turn) or `auto` (the first of Anthropic, OpenAI, Google, Mistral whose key is set, else the local Docker Model Runner). `sub_agents` and `handoffs` name agents of the same file; external agents (OCI references, URLs) are not supported yet."),
-        ("Models (`models.NAME`)", "model", s::MODEL_FIELDS, "Providers without `base_url`: `openai`, `anthropic`, `google`, `mistral`, `dmr`, `script`, and the OpenAI-compatible services `xai`, `nebius`, `ollama`, `requesty`, `openrouter`, `groq`, `deepseek`, `minimax`, `azure` (needs `base_url`). `amazon-bedrock` loads but fails when the model is built: it is not supported yet.\n\n`thinking_budget` per provider: OpenAI takes an effort level (sent as `reasoning_effort`, or `reasoning.effort` on the Responses API; `none`/`0` sends `none`); Anthropic a token count (1024 or more, `thinking.budget_tokens`) or an effort level (adaptive thinking with `output_config.effort`); Gemini a token count, `-1` (dynamic) or `0` (`thinkingConfig.thinkingBudget`), or a level (`thinkingConfig.thinkingLevel`). A budget the provider cannot take is a load error.\n\nA router (`routing:`) scores the latest user message against each rule's examples (BM25 over lower-cased words without stopwords) and sends the call to the best rule's model; with no word in common the router's own provider/model answers."),
-        ("Providers (`providers.NAME`)", "provider", s::PROVIDER_FIELDS, "A model whose `provider` names an entry (or an inline `NAME/model`) takes its client, endpoint, key variable and defaults; what the model sets wins."),
-        ("Fallback (`agents.NAME.fallback`)", "fallback", s::FALLBACK_FIELDS, "On a model error the call is retried on the same model for 5xx answers and timeouts (`retries` times, with backoff), then moves to the next model; a rate limit or a client error moves on at once and keeps that fallback for `cooldown`. Each switch is a warning, and fires `notification` (level `error`) and `on_error` with the message `model A failed: …; falling back to B`. A context overflow is not a fallback case: the conversation is compacted instead."),
-        ("Structured output (`agents.NAME.structured_output`)", "", s::STRUCTURED_OUTPUT_FIELDS, "Sent with every model call of the agent: OpenAI `response_format` (`json_schema`), Gemini `responseSchema`; on Anthropic the schema is an answer tool the model must end with (it may call other tools first)."),
-        ("Toolsets (`agents.NAME.toolsets[i]`)", "toolset", s::TOOLSET_FIELDS, ""),
-        ("Matcher entries (tool events)", "matcher", s::MATCHER_FIELDS, ""),
-        ("Hooks", "hook", s::HOOK_FIELDS, "See docs/hooks.md for events, the protocol and the builtins."),
+        (
+            "Agents (`agents.NAME`)",
+            "agent",
+            s::AGENT_FIELDS,
+            "An agent's `model` is a `models:` name, `provider/model`, a comma list (`a,b`: an alloy, each model call going to the next model in turn) or `auto` (the first of Anthropic, OpenAI, Google, Mistral whose key is set, else the local Docker Model Runner). `sub_agents` and `handoffs` name agents of the same file; external agents (OCI references, URLs) are not supported yet.",
+        ),
+        (
+            "Models (`models.NAME`)",
+            "model",
+            s::MODEL_FIELDS,
+            "Providers without `base_url`: `openai`, `anthropic`, `google`, `mistral`, `dmr`, `script`, and the OpenAI-compatible services `xai`, `nebius`, `ollama`, `requesty`, `openrouter`, `groq`, `deepseek`, `minimax`, `azure` (needs `base_url`). `amazon-bedrock` loads but fails when the model is built: it is not supported yet.\n\n`thinking_budget` per provider: OpenAI takes an effort level (sent as `reasoning_effort`, or `reasoning.effort` on the Responses API; `none`/`0` sends `none`); Anthropic a token count (1024 or more, `thinking.budget_tokens`) or an effort level (adaptive thinking with `output_config.effort`); Gemini a token count, `-1` (dynamic) or `0` (`thinkingConfig.thinkingBudget`), or a level (`thinkingConfig.thinkingLevel`). A budget the provider cannot take is a load error.\n\nA router (`routing:`) scores the latest user message against each rule's examples (BM25 over lower-cased words without stopwords) and sends the call to the best rule's model; with no word in common the router's own provider/model answers.",
+        ),
+        (
+            "Providers (`providers.NAME`)",
+            "provider",
+            s::PROVIDER_FIELDS,
+            "A model whose `provider` names an entry (or an inline `NAME/model`) takes its client, endpoint, key variable and defaults; what the model sets wins.",
+        ),
+        (
+            "Fallback (`agents.NAME.fallback`)",
+            "fallback",
+            s::FALLBACK_FIELDS,
+            "On a model error the call is retried on the same model for 5xx answers and timeouts (`retries` times, with backoff), then moves to the next model; a rate limit or a client error moves on at once and keeps that fallback for `cooldown`. Each switch is a warning, and fires `notification` (level `error`) and `on_error` with the message `model A failed: …; falling back to B`. A context overflow is not a fallback case: the conversation is compacted instead.",
+        ),
+        (
+            "Structured output (`agents.NAME.structured_output`)",
+            "",
+            s::STRUCTURED_OUTPUT_FIELDS,
+            "Sent with every model call of the agent: OpenAI `response_format` (`json_schema`), Gemini `responseSchema`; on Anthropic the schema is an answer tool the model must end with (it may call other tools first).",
+        ),
+        (
+            "Toolsets (`agents.NAME.toolsets[i]`)",
+            "toolset",
+            s::TOOLSET_FIELDS,
+            "",
+        ),
+        (
+            "Matcher entries (tool events)",
+            "matcher",
+            s::MATCHER_FIELDS,
+            "",
+        ),
+        (
+            "Hooks",
+            "hook",
+            s::HOOK_FIELDS,
+            "See docs/hooks.md for events, the protocol and the builtins.",
+        ),
         ("Permissions", "", s::PERMISSIONS_FIELDS, ""),
     ];
     for (title, kind, fields, text) in sections {

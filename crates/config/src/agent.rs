@@ -185,9 +185,55 @@ pub struct Toolset {
     pub path: Option<String>,
     /// `type: fetch`: the request timeout.
     pub timeout: Option<std::time::Duration>,
-    /// `type: fetch`: private and loopback addresses may be fetched.
+    /// `type: fetch`, `api`, `openapi`: private and loopback addresses may be reached.
     pub allow_private_ips: bool,
+    /// `type: api`: the one HTTP tool.
+    pub api: Option<ApiConfig>,
+    /// `type: openapi`: where the document is (an `http(s)` URL or a file path, `${env.NAME}`
+    /// expanded when the run starts).
+    pub url: Option<String>,
+    /// `type: openapi`: headers of every request (`${env.NAME}` expanded at call time).
+    pub headers: Vec<(String, String)>,
+    /// `type: openapi`: the cut of a response's text (`None`: no cut).
+    pub max_output_bytes: Option<usize>,
+    /// `type: todo`: one list for every agent of the run.
+    pub shared: bool,
+    /// `type: filesystem`: commands run after a write or an edit of a matching file.
+    pub post_edit: Vec<PostEdit>,
+    /// `type: filesystem`: honour `.gitignore` and skip `.git` in walks (default true).
+    pub ignore_vcs: bool,
+    /// `type: model_picker`: the models `change_model` may switch to.
+    pub models: Vec<String>,
     pub origin: Origin,
+}
+
+/// `api_config:` of a `type: api` toolset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiConfig {
+    /// The tool's name.
+    pub name: String,
+    /// The tool's description (and the toolset's system-prompt text).
+    pub instruction: String,
+    /// `${env.NAME}` and `${ARG}` expand (arguments only for `GET` and `DELETE`).
+    pub endpoint: String,
+    /// `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
+    pub method: String,
+    pub headers: Vec<(String, String)>,
+    /// JSON Schema properties of the arguments, in file order.
+    pub args: Vec<(String, Value)>,
+    pub required: Vec<String>,
+    /// Describes the response; the model still receives the body as text.
+    pub output_schema: Option<Value>,
+}
+
+/// A `post_edit:` entry of a `type: filesystem` toolset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PostEdit {
+    /// A glob over the file name (or, when it holds a `/`, over the path relative to the
+    /// working directory).
+    pub path: String,
+    /// Run with `$SHELL -c`; the edited file's path is in `$path` and `$file`.
+    pub cmd: String,
 }
 
 /// A named command of a `type: script` toolset: a tool that runs `cmd` with `$SHELL -c`,
@@ -223,6 +269,14 @@ impl Toolset {
             path: None,
             timeout: None,
             allow_private_ips: false,
+            api: None,
+            url: None,
+            headers: Vec::new(),
+            max_output_bytes: None,
+            shared: false,
+            post_edit: Vec::new(),
+            ignore_vcs: true,
+            models: Vec::new(),
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -264,10 +318,13 @@ pub enum ToolsetKind {
     UserPrompt,
     Memory,
     Fetch,
+    Api,
+    OpenApi,
+    ModelPicker,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 12] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -277,6 +334,9 @@ impl ToolsetKind {
         Self::UserPrompt,
         Self::Memory,
         Self::Fetch,
+        Self::Api,
+        Self::OpenApi,
+        Self::ModelPicker,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -290,6 +350,9 @@ impl ToolsetKind {
             Self::UserPrompt => "user_prompt",
             Self::Memory => "memory",
             Self::Fetch => "fetch",
+            Self::Api => "api",
+            Self::OpenApi => "openapi",
+            Self::ModelPicker => "model_picker",
         }
     }
 
@@ -323,20 +386,21 @@ impl ToolsetKind {
                 "update_memory",
             ],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
-            // Known only once the server answers, or from the toolset's `shell:`.
-            Self::Mcp | Self::Script => &[],
+            Self::ModelPicker => &["change_model", "revert_model"],
+            // Known only once the server answers or the document is read, or from the
+            // toolset's `shell:` or `api_config.name`.
+            Self::Mcp | Self::Script | Self::Api | Self::OpenApi => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 8] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 7] = [
     "mcp_catalog",
-    "api",
     "lsp",
-    "openapi",
+    "a2a",
     "open_url",
-    "model_picker",
     "background_agents",
     "rag",
+    "tasks",
 ];

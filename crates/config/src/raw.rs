@@ -89,6 +89,43 @@ pub(crate) struct RawToolset {
     pub(crate) timeout: Option<Spanned<i64>>,
     // `type: script`.
     pub(crate) shell: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
+    // `type: api`.
+    pub(crate) api_config: Option<Spanned<RawApiConfig>>,
+    // `type: openapi`.
+    pub(crate) url: Option<Spanned<String>>,
+    pub(crate) headers: Option<Spanned<OrderedMap<Spanned<Scalar>>>>,
+    pub(crate) max_output_bytes: Option<Spanned<i64>>,
+    // `type: todo`.
+    pub(crate) shared: Option<Spanned<bool>>,
+    // `type: filesystem`.
+    pub(crate) post_edit: Option<Spanned<Vec<Spanned<RawPostEdit>>>>,
+    pub(crate) ignore_vcs: Option<Spanned<bool>>,
+    pub(crate) allow_list: Option<Spanned<serde_json::Value>>,
+    pub(crate) deny_list: Option<Spanned<serde_json::Value>>,
+    // `type: model_picker`.
+    pub(crate) models: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+/// `api_config:` of a `type: api` toolset.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawApiConfig {
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) instruction: Option<String>,
+    pub(crate) endpoint: Option<Spanned<String>>,
+    pub(crate) method: Option<Spanned<String>>,
+    pub(crate) headers: Option<OrderedMap<Spanned<Scalar>>>,
+    pub(crate) args: Option<OrderedMap<serde_json::Value>>,
+    pub(crate) required: Option<Vec<Spanned<String>>>,
+    pub(crate) output_schema: Option<Spanned<serde_json::Value>>,
+}
+
+/// A `post_edit:` entry of a `type: filesystem` toolset.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawPostEdit {
+    pub(crate) path: Option<Spanned<String>>,
+    pub(crate) cmd: Option<String>,
 }
 
 /// One named command of a `type: script` toolset.

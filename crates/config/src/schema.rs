@@ -246,6 +246,9 @@ pub const TOOLSET_FIELDS: &[Field] = &[
             "user_prompt",
             "memory",
             "fetch",
+            "api",
+            "openapi",
+            "model_picker",
         ]),
         "The toolset.",
     ),
@@ -325,7 +328,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "allow_private_ips",
         T::Boolean,
-        "`type: fetch`: private and loopback addresses may be fetched. On `type: mcp`: not supported yet (it governs OAuth requests).",
+        "`type: fetch`, `api`, `openapi`: private and loopback addresses may be reached (refused by default). On `type: mcp`: not supported yet (it governs OAuth requests).",
     ),
     f(
         "shell",
@@ -340,7 +343,105 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "timeout",
         T::Integer,
-        "`type: fetch`: the request timeout in seconds (default 30).",
+        "`type: fetch`, `api`, `openapi`: the request timeout in seconds (default 30).",
+    ),
+    f(
+        "api_config",
+        T::Ref("api_config"),
+        "`type: api`: the HTTP tool.",
+    ),
+    f(
+        "url",
+        T::String,
+        "`type: openapi`: the OpenAPI 3 document, an `http(s)` URL or a file path (relative to the agent file); `${env.NAME}` expands. One tool per operation.",
+    ),
+    f(
+        "headers",
+        T::StringMap,
+        "`type: openapi`: sent with every request, the document's included; `${env.NAME}` expands.",
+    ),
+    f(
+        "max_output_bytes",
+        T::Integer,
+        "`type: openapi`: responses are cut to this many bytes (default 30000; 0 = no cut).",
+    ),
+    f(
+        "shared",
+        T::Boolean,
+        "`type: todo`: one list for every agent of the run.",
+    ),
+    f(
+        "post_edit",
+        T::RefList("post_edit"),
+        "`type: filesystem`: commands run after `write_file` or `edit_file` changed a matching file.",
+    ),
+    f(
+        "ignore_vcs",
+        T::Boolean,
+        "`type: filesystem`: walks honour `.gitignore` and skip `.git` (default true).",
+    ),
+    f(
+        "allow_list",
+        T::Any,
+        "`type: filesystem`: not supported yet (a load error).",
+    ),
+    f(
+        "deny_list",
+        T::Any,
+        "`type: filesystem`: not supported yet (a load error).",
+    ),
+    f(
+        "models",
+        T::StringList,
+        "`type: model_picker`: the models `change_model` may switch to (`models:` names or `provider/model`).",
+    ),
+];
+
+pub const API_CONFIG_FIELDS: &[Field] = &[
+    f("name", T::String, "The tool's name."),
+    f(
+        "instruction",
+        T::String,
+        "The tool's description, also the toolset's system-prompt text.",
+    ),
+    f(
+        "endpoint",
+        T::String,
+        "The URL; `${env.NAME}` expands, and for `GET` and `DELETE` `${ARG}` is the call's argument (URL-encoded).",
+    ),
+    f(
+        "method",
+        T::Enum(&["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        "`POST`, `PUT` and `PATCH` send the arguments as a JSON body.",
+    ),
+    f(
+        "headers",
+        T::StringMap,
+        "Request headers; `${env.NAME}` expands.",
+    ),
+    f(
+        "args",
+        T::Any,
+        "The arguments: JSON Schema properties by name.",
+    ),
+    f("required", T::StringList, "Required arguments."),
+    f(
+        "output_schema",
+        T::Any,
+        "A JSON Schema of the response, for documentation; the model receives the body as text.",
+    ),
+];
+
+pub const POST_EDIT_FIELDS: &[Field] = &[
+    f(
+        "path",
+        T::String,
+        "A glob over the edited file's name (with a `/`: over its path relative to the working directory).",
+    ),
+    f(
+        "cmd",
+        T::String,
+        "Run with `$SHELL -c` in the working directory; the file's path is in `$path` and `$file`. A failure is reported in the tool's result.",
     ),
 ];
 
@@ -792,10 +893,24 @@ pub fn agent_file_schema() -> Value {
     let mut toolset = object(TOOLSET_FIELDS, &["type"]);
     toolset["properties"]["defer"] = defer_schema(TOOLSET_FIELDS);
     // An MCP toolset says where its server is: a command, a remote URL or a `ref`.
-    toolset["allOf"] = json!([{
-        "if": {"properties": {"type": {"const": "mcp"}}, "required": ["type"]},
-        "then": {"anyOf": [{"required": ["command"]}, {"required": ["remote"]}, {"required": ["ref"]}]},
-    }]);
+    toolset["allOf"] = json!([
+        {
+            "if": {"properties": {"type": {"const": "mcp"}}, "required": ["type"]},
+            "then": {"anyOf": [{"required": ["command"]}, {"required": ["remote"]}, {"required": ["ref"]}]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "api"}}, "required": ["type"]},
+            "then": {"required": ["api_config"]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "openapi"}}, "required": ["type"]},
+            "then": {"required": ["url"]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "model_picker"}}, "required": ["type"]},
+            "then": {"required": ["models"]},
+        },
+    ]);
     let mut mcp_server = object(MCP_SERVER_FIELDS, &[]);
     mcp_server["properties"]["defer"] = defer_schema(MCP_SERVER_FIELDS);
     let mut model = object(MODEL_FIELDS, &[]);
@@ -820,6 +935,8 @@ pub fn agent_file_schema() -> Value {
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
             "script": object(SCRIPT_FIELDS, &["cmd"]),
+            "api_config": object(API_CONFIG_FIELDS, &["name", "endpoint", "method"]),
+            "post_edit": object(POST_EDIT_FIELDS, &["path", "cmd"]),
             "mcp_remote": object(MCP_REMOTE_FIELDS, &["url"]),
             "mcp_lifecycle": object(MCP_LIFECYCLE_FIELDS, &[]),
             "mcp_backoff": object(MCP_BACKOFF_FIELDS, &[]),
@@ -860,7 +977,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 15] = [
+        let cases: [(&str, &[Field]); 17] = [
             (
                 "providers:\n  p:\n    zzz: 1\nagents:\n  root: {}\n",
                 PROVIDER_FIELDS,
@@ -876,6 +993,14 @@ mod tests {
             (
                 "agents:\n  root:\n    structured_output: {zzz: 1}\n",
                 STRUCTURED_OUTPUT_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    toolsets:\n      - type: api\n        api_config: {zzz: 1}\n",
+                API_CONFIG_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    toolsets:\n      - type: filesystem\n        post_edit: [{zzz: 1}]\n",
+                POST_EDIT_FIELDS,
             ),
             ("zzz: 1\nagents:\n  root: {}\n", FILE_FIELDS),
             ("agents:\n  root:\n    zzz: 1\n", AGENT_FIELDS),

@@ -279,7 +279,7 @@ fn timeout_zero_or_negative_means_the_default() {
 #[test]
 fn references_to_agents_models_and_toolsets_are_checked() {
     let e = errors(
-        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: api\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
+        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: background_agents\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
     );
     let firsts: Vec<_> = e
         .iter()
@@ -290,7 +290,7 @@ fn references_to_agents_models_and_toolsets_are_checked() {
         [
             "agent.yaml:3:12: agents.root.model: unknown model `fast`",
             "agent.yaml:4:18: agents.root.sub_agents[0]: unknown agent `helper` (agents: root)",
-            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `api` is not supported by tether",
+            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `background_agents` is not supported yet",
             "agent.yaml:8:17: agents.root.toolsets[1].tools[0]: unknown tool `read_fil` in a `filesystem` toolset",
             "agent.yaml:10:16: agents.root.toolsets[2].safer: safer can only be used with type 'shell'",
         ]
@@ -486,4 +486,57 @@ fn models_fallback_and_providers_are_checked() {
     ] {
         assert!(joined.contains(want), "{want}\n{joined}");
     }
+}
+
+#[test]
+fn api_openapi_todo_filesystem_and_model_picker_options_load() {
+    let f = load_str(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: api\n        timeout: 5\n        allow_private_ips: true\n        api_config:\n          name: weather\n          instruction: Get the weather\n          endpoint: \"https://api.example.com/w?city=${city}&key=${env.KEY}\"\n          method: get\n          headers: {X-Key: \"${env.KEY}\"}\n          args: {city: {type: string}}\n          required: [city]\n          output_schema: {type: object}\n      - type: openapi\n        url: specs/petstore.yaml\n        headers: {Authorization: \"Bearer ${env.TOKEN}\"}\n        max_output_bytes: 0\n      - type: todo\n        shared: true\n      - type: filesystem\n        ignore_vcs: false\n        post_edit:\n          - {path: \"*.go\", cmd: \"gofmt -w $path\"}\n      - type: model_picker\n        models: [openai/gpt-4o-mini, fast]\nmodels:\n  fast: {provider: anthropic, model: claude-haiku-4-5}\n",
+        "a.yaml",
+        Path::new("/proj"),
+    )
+    .unwrap();
+    let t = &f.agents[0].toolsets;
+    let api = t[0].api.as_ref().unwrap();
+    assert_eq!(
+        (api.name.as_str(), api.method.as_str(), api.required.clone()),
+        ("weather", "GET", vec!["city".to_owned()])
+    );
+    assert_eq!(t[0].timeout, Some(std::time::Duration::from_secs(5)));
+    assert!(t[0].allow_private_ips);
+    assert_eq!(t[1].url.as_deref(), Some("/proj/specs/petstore.yaml"));
+    assert_eq!(t[1].max_output_bytes, None);
+    assert!(t[2].shared);
+    assert!(!t[3].ignore_vcs);
+    assert_eq!(t[3].post_edit[0].cmd, "gofmt -w $path");
+    assert_eq!(t[4].models, ["openai/gpt-4o-mini", "fast"]);
+}
+
+#[test]
+fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
+    let e = errors(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: api\n      - type: api\n        api_config: {name: x, endpoint: \"ftp://h/\", method: FETCH, required: [y]}\n      - type: openapi\n      - type: shell\n        shared: true\n        post_edit: [{path: \"*.go\", cmd: x}]\n        models: [openai/gpt-4o]\n        url: http://x/\n      - type: filesystem\n        allow_list: [.]\n        post_edit: [{path: \"[\", cmd: x}]\n      - type: model_picker\n        models: [nowhere]\n      - type: fetch\n        max_output_bytes: 10\n",
+    );
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:5:9: agents.root.toolsets[0]: a `type: api` toolset needs `api_config`",
+            "agent.yaml:7:61: agents.root.toolsets[1].api_config.method: unknown method `FETCH` (expected one of GET, POST, PUT, PATCH, DELETE)",
+            "agent.yaml:7:41: agents.root.toolsets[1].api_config.endpoint: invalid endpoint `ftp://h/`: only `http://` and `https://` URLs are supported",
+            "agent.yaml:7:79: agents.root.toolsets[1].api_config.required[0]: required argument `y` is not one of `args`",
+            "agent.yaml:8:9: agents.root.toolsets[2]: a `type: openapi` toolset needs `url`",
+            "agent.yaml:13:14: agents.root.toolsets[3].url: `url` only applies to `type: openapi` toolsets, not `type: shell`",
+            "agent.yaml:10:17: agents.root.toolsets[3].shared: `shared` only applies to `type: todo` toolsets, not `type: shell`",
+            "agent.yaml:11:20: agents.root.toolsets[3].post_edit: `post_edit` only applies to `type: filesystem` toolsets, not `type: shell`",
+            "agent.yaml:12:17: agents.root.toolsets[3].models: `models` only applies to `type: model_picker` toolsets, not `type: shell`",
+            "agent.yaml:15:21: agents.root.toolsets[4].allow_list: `allow_list` is not supported yet",
+            "agent.yaml:16:28: agents.root.toolsets[4].post_edit[0].path: invalid glob `[`: error parsing glob '[': unclosed character class; missing ']'",
+            "agent.yaml:18:18: agents.root.toolsets[5].models[0]: unknown model `nowhere`",
+            "agent.yaml:20:27: agents.root.toolsets[6].max_output_bytes: `max_output_bytes` only applies to `type: openapi` toolsets, not `type: fetch`",
+        ]
+    );
 }

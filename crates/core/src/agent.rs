@@ -23,6 +23,8 @@ pub struct AgentRuntime {
     pub(crate) toolbox: Toolbox,
     /// The models of toolsets' `model:` (the turn after one of their tools ran).
     pub(crate) tool_models: Vec<ToolModel>,
+    /// The model `change_model` switched to (`type: model_picker`).
+    pub(crate) picked_model: crate::model_picker::Picked,
     pub executor: Arc<Executor>,
     /// 0 = unlimited.
     pub max_iterations: u32,
@@ -94,6 +96,14 @@ pub(crate) struct ToolModel {
 }
 
 impl AgentRuntime {
+    /// The model `change_model` chose, as an index into `tool_models`.
+    pub(crate) fn picked_model(&self) -> Option<usize> {
+        *self
+            .picked_model
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     /// A callable tool by its model-visible name, as of the latest model call.
     pub(crate) fn tool(&self, name: &str) -> Option<Entry> {
         self.toolbox

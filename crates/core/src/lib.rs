@@ -13,6 +13,7 @@ mod delegation;
 mod hook_bridge;
 mod loop_detector;
 mod mcp;
+mod model_picker;
 mod model_runner;
 mod persistence;
 mod queues;

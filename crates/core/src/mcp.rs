@@ -135,9 +135,10 @@ impl Runtime {
         agent: &AgentRuntime,
         session_id: &str,
     ) -> Result<Arc<View>, StopReason> {
+        self.read_openapi_documents(agent, session_id).await;
         let servers: Vec<&Arc<McpServer>> = agent.toolbox.servers().collect();
         if servers.is_empty() {
-            return Ok(agent.toolbox.view());
+            return Ok(agent.toolbox.refresh_view());
         }
         let results = futures::future::join_all(servers.iter().map(|s| async move {
             if s.generation() == 0 {
@@ -186,6 +187,32 @@ impl Runtime {
             }
         }
         Ok(view)
+    }
+
+    /// Reads the agent's OpenAPI documents not read yet (all at once). A document that
+    /// cannot be read is a warning, told once, and the run goes on without its tools; the
+    /// next model call tries again.
+    async fn read_openapi_documents(&self, agent: &AgentRuntime, session_id: &str) {
+        let pending: Vec<&Arc<tether_tools::OpenApiToolset>> =
+            agent.toolbox.openapis().filter(|d| !d.loaded()).collect();
+        if pending.is_empty() {
+            return;
+        }
+        let results =
+            futures::future::join_all(pending.iter().map(|d| d.load(&self.working_dir))).await;
+        for (doc, result) in pending.iter().zip(results) {
+            let key = format!("{:p}", Arc::as_ptr(doc));
+            if let Err(reason) = result
+                && self.mcp_notified.first(&key)
+            {
+                self.emit(
+                    session_id,
+                    RuntimeEvent::Warning {
+                        message: format!("{reason}\nthe run goes on without its tools"),
+                    },
+                );
+            }
+        }
     }
 
     /// Stops every MCP server of every agent (and the processes they started). Call it once

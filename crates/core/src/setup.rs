@@ -265,6 +265,23 @@ fn mcp_server(
     server
 }
 
+/// The index in `tool_models` of the model `reference` (added when new).
+fn tool_model(
+    file: &AgentFile,
+    agent: &str,
+    reference: &str,
+    env: &dyn Env,
+    tool_models: &mut Vec<ToolModel>,
+) -> Result<usize, SetupError> {
+    let (spec, provider) = build_model(file, agent, reference, env)?;
+    let id = spec.id();
+    if let Some(i) = tool_models.iter().position(|m| m.id == id) {
+        return Ok(i);
+    }
+    tool_models.push(ToolModel { id, provider });
+    Ok(tool_models.len() - 1)
+}
+
 /// The agents reachable from `start` through `sub_agents`, `handoffs` and `force_handoff`.
 fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
@@ -310,6 +327,7 @@ pub fn build_runtime(
     };
     let mut servers: Vec<SharedServer> = Vec::new();
     let mut warnings = Vec::new();
+    let shared = tether_tools::SharedState::default();
     for name in reachable(file, start) {
         let agent = file.agent(&name).ok_or_else(|| {
             SetupError::Config(format!(
@@ -351,20 +369,44 @@ pub fn build_runtime(
         let mut system_prompt = vec![agent.instruction.clone()];
         let mut slots = Vec::new();
         let mut tool_models: Vec<ToolModel> = Vec::new();
+        let picked = crate::model_picker::Picked::default();
         for toolset in &agent.toolsets {
-            let set = tether_tools::build_toolset(toolset, &opts.shell);
+            let set = tether_tools::build_toolset_with(toolset, &opts.shell, &shared);
+            let mut instruct = |original: &str| {
+                if let Some(text) =
+                    toolbox::instruction(toolset.instruction.as_deref(), Some(original))
+                {
+                    system_prompt.push(text);
+                }
+            };
             let source = match &toolset.mcp {
                 Some(cfg) => Source::Mcp(mcp_server(&mut servers, cfg, toolset, &mcp_ctx)),
                 None if toolset.kind == tether_config::ToolsetKind::UserPrompt => {
-                    if let Some(text) = toolbox::instruction(
-                        toolset.instruction.as_deref(),
-                        Some(crate::user_prompt::USER_PROMPT_INSTRUCTION),
-                    ) {
-                        system_prompt.push(text);
-                    }
+                    instruct(crate::user_prompt::USER_PROMPT_INSTRUCTION);
                     Source::Builtin(vec![Arc::new(crate::user_prompt::UserPromptTool::new(
                         Arc::clone(&interaction),
                     ))])
+                }
+                None if toolset.kind == tether_config::ToolsetKind::OpenApi => {
+                    let doc = tether_tools::OpenApiToolset::new(toolset).ok_or_else(|| {
+                        SetupError::Config(format!(
+                            "agent `{name}`: an `openapi` toolset without `url`"
+                        ))
+                    })?;
+                    instruct(&doc.instruction());
+                    Source::OpenApi(Arc::new(doc))
+                }
+                None if toolset.kind == tether_config::ToolsetKind::ModelPicker => {
+                    instruct(&crate::model_picker::instruction(&toolset.models));
+                    let models = toolset
+                        .models
+                        .iter()
+                        .map(|m| {
+                            tool_model(file, &name, m, env, &mut tool_models)
+                                .map(|i| (m.clone(), i))
+                        })
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Source::Builtin(crate::model_picker::ModelPickerTool::pair(models, &picked))
                 }
                 None => {
                     if let Some(text) = toolbox::instruction(
@@ -390,18 +432,7 @@ pub fn build_runtime(
                 .collect::<Result<Vec<_>, _>>()?;
             let model = match &toolset.model {
                 None => None,
-                Some(reference) => {
-                    let (spec, provider) = build_model(file, &name, reference, env)?;
-                    let id = spec.id();
-                    let index = match tool_models.iter().position(|m| m.id == id) {
-                        Some(i) => i,
-                        None => {
-                            tool_models.push(ToolModel { id, provider });
-                            tool_models.len() - 1
-                        }
-                    };
-                    Some(index)
-                }
+                Some(reference) => Some(tool_model(file, &name, reference, env, &mut tool_models)?),
             };
             slots.push(Slot {
                 source,
@@ -474,6 +505,7 @@ pub fn build_runtime(
             system_prompt,
             toolbox,
             tool_models,
+            picked_model: picked,
             executor: Arc::new(executor),
             max_iterations: agent.max_iterations,
             max_consecutive_tool_calls: agent.max_consecutive_tool_calls,

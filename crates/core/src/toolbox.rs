@@ -14,7 +14,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use tether_config::Defer;
 use tether_mcp::McpServer;
-use tether_tools::{Tool, ToolDefinition, ToolResult};
+use tether_tools::{OpenApiToolset, Tool, ToolDefinition, ToolResult};
 
 pub(crate) const SEARCH_TOOL: &str = "search_tool";
 pub(crate) const ADD_TOOL: &str = "add_tool";
@@ -26,6 +26,8 @@ const DEFERRED_INSTRUCTION: &str = "## Deferred Tools\n\nUse search_tool to disc
 pub(crate) enum Source {
     Builtin(Vec<Arc<dyn Tool>>),
     Mcp(Arc<McpServer>),
+    /// `type: openapi`: no tools until its document was read.
+    OpenApi(Arc<OpenApiToolset>),
 }
 
 /// One `toolsets:` entry.
@@ -74,7 +76,14 @@ impl Slot {
     pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
         match &self.source {
             Source::Mcp(s) => Some(s),
-            Source::Builtin(_) => None,
+            Source::Builtin(_) | Source::OpenApi(_) => None,
+        }
+    }
+
+    pub(crate) fn openapi(&self) -> Option<&Arc<OpenApiToolset>> {
+        match &self.source {
+            Source::OpenApi(d) => Some(d),
+            Source::Builtin(_) | Source::Mcp(_) => None,
         }
     }
 }
@@ -172,6 +181,10 @@ impl Toolbox {
         self.slots.iter().filter_map(Slot::server)
     }
 
+    pub(crate) fn openapis(&self) -> impl Iterator<Item = &Arc<OpenApiToolset>> {
+        self.slots.iter().filter_map(Slot::openapi)
+    }
+
     pub(crate) fn view(&self) -> Arc<View> {
         Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -184,6 +197,7 @@ impl Toolbox {
             .len() as u64;
         self.servers()
             .map(|s| s.generation())
+            .chain(self.openapis().map(|d| u64::from(d.loaded())))
             .chain([activated])
             .collect()
     }
@@ -215,6 +229,7 @@ impl Toolbox {
         for (index, slot) in self.slots.iter().enumerate() {
             let tools: Vec<Arc<dyn Tool>> = match &slot.source {
                 Source::Builtin(tools) => tools.clone(),
+                Source::OpenApi(doc) => doc.tools(),
                 Source::Mcp(server) => {
                     let original = server.instructions();
                     if server.generation() > 0

@@ -98,6 +98,7 @@ impl Runtime {
         let routed = state
             .routed_model
             .take()
+            .or_else(|| agent.picked_model())
             .and_then(|i| agent.tool_models.get(i));
         let response = match self
             .call_model(agent, routed, &session.id, messages, &tools, cancel)

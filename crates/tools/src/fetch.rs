@@ -5,8 +5,6 @@
 //! machine's own services or the local network) unless the toolset sets
 //! `allow_private_ips: true`; names are checked after DNS resolution and on every redirect.
 
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -16,76 +14,12 @@ use serde_json::{Map, Value, json};
 use tether_providers::error_chain;
 
 use crate::html::{Flavor, convert};
+use crate::net::{guarded_client, literal_refused};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 pub const FETCH_INSTRUCTION: &str = "## Fetch Tool\n\nFetch content from HTTP/HTTPS URLs. Supports multiple URLs per call, output format selection (text, markdown, html), and respects robots.txt.";
 
 const MAX_BODY: usize = 1 << 20;
-const MAX_REDIRECTS: usize = 5;
-const USER_AGENT: &str = concat!("tether/", env!("CARGO_PKG_VERSION"));
-
-/// Whether `ip` is on the public internet.
-fn public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || a >= 224)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80)
-        }
-    }
-}
-
-/// A resolver that drops non-public addresses (so a name pointing at 127.0.0.1 fails too).
-struct PublicOnly;
-
-impl reqwest::dns::Resolve for PublicOnly {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .filter(|a| public(a.ip()))
-                .collect();
-            if addrs.is_empty() {
-                return Err(format!(
-                    "`{host}` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
-                )
-                .into());
-            }
-            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
-
-fn literal_refused(url: &reqwest::Url) -> Option<String> {
-    let host = url.host_str()?;
-    let ip: IpAddr = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse()
-        .ok()?;
-    (!public(ip)).then(|| {
-        format!("`{ip}` is not a public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)")
-    })
-}
 
 #[derive(Debug)]
 pub struct FetchTool {
@@ -119,25 +53,7 @@ impl FetchTool {
     }
 
     fn client(&self, timeout: Duration) -> Result<reqwest::Client, String> {
-        let allow_private = self.allow_private;
-        let policy = reqwest::redirect::Policy::custom(move |attempt| {
-            if attempt.previous().len() >= MAX_REDIRECTS {
-                return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
-            }
-            if !allow_private && let Some(why) = literal_refused(attempt.url()) {
-                return attempt.error(why);
-            }
-            attempt.follow()
-        });
-        let mut b = tether_providers::client_builder()
-            .redirect(policy)
-            .timeout(timeout)
-            .user_agent(USER_AGENT);
-        if !self.allow_private {
-            b = b.dns_resolver(Arc::new(PublicOnly));
-        }
-        b.build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))
+        guarded_client(timeout, self.allow_private)
     }
 }
 
@@ -354,28 +270,6 @@ impl Tool for FetchTool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_public_addresses_are_public() {
-        for private in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.5.5",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(!public(private.parse().unwrap()), "{private}");
-        }
-        for open in ["1.1.1.1", "8.8.8.8", "2606:4700:4700::1111"] {
-            assert!(public(open.parse().unwrap()), "{open}");
-        }
-    }
 
     #[test]
     fn robots_rules_apply_longest_match_in_the_star_group() {

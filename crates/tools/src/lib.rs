@@ -6,12 +6,15 @@
 //! Names, descriptions and argument schemas follow docker-agent's recorded requests, so a
 //! model prompted for docker-agent behaves the same here.
 
+mod api;
 mod args;
 mod error;
 mod fetch;
 mod filesystem;
 mod html;
 mod memory;
+mod net;
+mod openapi;
 mod schema;
 mod script;
 mod shell;
@@ -30,16 +33,18 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+pub use api::ApiTool;
 pub use error::ToolError;
 pub use fetch::{FETCH_INSTRUCTION, FetchTool};
 pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
+pub use openapi::OpenApiToolset;
 pub use script::{ScriptTool, script_instruction};
 pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
 pub use skills::{Skill, SkillBody, discover, skill_dirs, skill_tools, skills_instruction};
 pub use think::ThinkTool;
 pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};
-pub use toolset::build_toolset;
+pub use toolset::{SharedState, build_toolset, build_toolset_with};
 pub use toon::toonify;
 
 /// What the model is told about a tool.
@@ -51,7 +56,8 @@ pub struct ToolDefinition {
     pub parameters: Value,
     /// Reads only: approved without asking (after the `pre_tool_use` hooks).
     pub read_only: bool,
-    /// `shell`, `filesystem`, `think`, `todo`, `mcp` (hook Input `tool_category`).
+    /// `shell`, `filesystem`, `think`, `todo`, `mcp`, `api`, `openapi`, `model` … (hook Input
+    /// `tool_category`).
     pub category: &'static str,
 }
 

@@ -1,23 +1,39 @@
 //! Building the tools of one `toolsets:` entry of an agent.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use tether_config::ToolsetKind;
 use tether_exec::Shell;
 
 use crate::{
-    FETCH_INSTRUCTION, FILESYSTEM_INSTRUCTION, FetchTool, FilesystemTool, MEMORY_INSTRUCTION,
-    MemoryTool, SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoTool,
-    Tool, Toolset, script_instruction,
+    ApiTool, FETCH_INSTRUCTION, FILESYSTEM_INSTRUCTION, FetchTool, FilesystemTool,
+    MEMORY_INSTRUCTION, MemoryTool, SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION,
+    ThinkTool, TodoList, TodoTool, Tool, Toolset, script_instruction,
 };
+
+/// State that toolsets of several agents of one run share.
+#[derive(Debug, Default, Clone)]
+pub struct SharedState {
+    /// The list of every `type: todo` toolset with `shared: true`.
+    pub todo: Arc<Mutex<TodoList>>,
+}
+
+/// [`build_toolset_with`] with state of its own (nothing shared).
+pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
+    build_toolset_with(cfg, shell, &SharedState::default())
+}
 
 /// The tools of `cfg`: only those its `tools:` filter lists (in definition order, whatever
 /// the filter's order), with the toolset's system-prompt text. The shell tool runs commands
 /// with `shell` and the entry's `env`. A filter that keeps no tool yields no instruction.
-pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
+pub fn build_toolset_with(
+    cfg: &tether_config::Toolset,
+    shell: &Shell,
+    shared: &SharedState,
+) -> Toolset {
     let (all, instruction): (Vec<Arc<dyn Tool>>, Option<String>) = match cfg.kind {
         ToolsetKind::Filesystem => (
-            FilesystemTool::all(),
+            FilesystemTool::with_options(cfg.ignore_vcs, &cfg.post_edit, shell),
             Some(FILESYSTEM_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Shell => (
@@ -33,10 +49,29 @@ pub fn build_toolset(cfg: &tether_config::Toolset, shell: &Shell) -> Toolset {
             MemoryTool::all(cfg.path.as_deref()),
             Some(MEMORY_INSTRUCTION.to_owned()),
         ),
+        ToolsetKind::Todo if cfg.shared => (
+            TodoTool::over(&shared.todo),
+            Some(TODO_INSTRUCTION.to_owned()),
+        ),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
-        // Its tools come from the server, once it runs (tether-mcp); `user_prompt` asks the
-        // user, so the runtime provides it.
-        ToolsetKind::Mcp | ToolsetKind::UserPrompt => (Vec::new(), None),
+        ToolsetKind::Api => match &cfg.api {
+            Some(api) => (
+                vec![Arc::new(ApiTool::new(
+                    api,
+                    cfg.timeout,
+                    cfg.allow_private_ips,
+                ))],
+                Some(api.instruction.clone()).filter(|i| !i.trim().is_empty()),
+            ),
+            None => (Vec::new(), None),
+        },
+        // Its tools come from the server, once it runs (tether-mcp), or from the OpenAPI
+        // document, once read; `user_prompt` asks the user and `model_picker` switches the
+        // agent's model, so the runtime provides them.
+        ToolsetKind::Mcp
+        | ToolsetKind::UserPrompt
+        | ToolsetKind::OpenApi
+        | ToolsetKind::ModelPicker => (Vec::new(), None),
         ToolsetKind::Script => {
             let tools = cfg
                 .scripts

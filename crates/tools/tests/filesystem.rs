@@ -9,9 +9,9 @@ use std::path::Path;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tether_config::ToolsetKind;
-use tether_tools::ToolResult;
+use tether_tools::{ToolResult, build_toolset};
 
-use common::{call, err, find, ok, tools};
+use common::{call, config, err, find, ok, sh, tools};
 
 /// A small tree:
 /// ```text
@@ -461,4 +461,28 @@ async fn a_cancelled_call_does_nothing() {
     .await;
     assert_eq!(got, err("cancelled"));
     assert!(!dir.path().join("c.txt").exists());
+}
+
+#[tokio::test]
+async fn ignore_vcs_false_walks_ignored_files_and_git_too() {
+    let dir = tempfile::TempDir::new().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "ignored.txt\n").unwrap();
+    std::fs::write(dir.path().join("ignored.txt"), "needle\n").unwrap();
+    std::fs::create_dir(dir.path().join(".git")).unwrap();
+    std::fs::write(dir.path().join(".git/config"), "needle\n").unwrap();
+    let search = |ignore_vcs: bool| {
+        let mut cfg = config(ToolsetKind::Filesystem);
+        cfg.ignore_vcs = ignore_vcs;
+        find(&build_toolset(&cfg, &sh()).tools, "search_files_content")
+    };
+    let args = serde_json::json!({"path": ".", "query": "needle"});
+    let hidden = call(search(true).as_ref(), args.clone(), dir.path()).await;
+    assert!(
+        !hidden.content.contains("ignored.txt"),
+        "{}",
+        hidden.content
+    );
+    let all = call(search(false).as_ref(), args, dir.path()).await;
+    assert!(all.content.contains("ignored.txt"), "{}", all.content);
+    assert!(all.content.contains(".git/config"), "{}", all.content);
 }

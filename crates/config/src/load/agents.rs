@@ -340,10 +340,7 @@ impl Validator<'_> {
         let Some(kind) = ToolsetKind::parse(&kind_name.value) else {
             let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
             let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
-                format!(
-                    "toolset type `{}` is not supported by tether",
-                    kind_name.value
-                )
+                format!("toolset type `{}` is not supported yet", kind_name.value)
             } else {
                 format!("unknown toolset type `{}`", kind_name.value)
             };
@@ -358,10 +355,14 @@ impl Validator<'_> {
         if let Some(m) = &t.model {
             self.model_ref(&format!("{path}.model"), m, file);
         }
+        let http = matches!(
+            kind,
+            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi
+        );
         let allow_private_ips = t
             .allow_private_ips
             .as_ref()
-            .is_some_and(|a| kind == ToolsetKind::Fetch && a.value);
+            .is_some_and(|a| http && a.value);
         if let Some(a) = t
             .allow_private_ips
             .as_ref()
@@ -372,25 +373,21 @@ impl Validator<'_> {
                 "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
                 "remove it; Tether connects to the `remote.url` you give, private addresses included",
             );
-        } else if let Some(a) = t
-            .allow_private_ips
-            .as_ref()
-            .filter(|_| kind != ToolsetKind::Fetch)
-        {
+        } else if let Some(a) = t.allow_private_ips.as_ref().filter(|_| !http) {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(
-                    "`allow_private_ips` applies to `type: fetch` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    "`allow_private_ips` applies to `type: fetch`, `api` and `openapi` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
                     kind.type_name()
                 ),
             );
         }
         let timeout = match t.timeout.take() {
-            Some(v) if kind != ToolsetKind::Fetch => {
+            Some(v) if !http => {
                 self.error(
                     self.origin(&v.referenced, format!("{path}.timeout")),
                     format!(
-                        "`timeout` applies to `type: fetch` toolsets, not `type: {}`",
+                        "`timeout` applies to `type: fetch`, `api` and `openapi` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
@@ -432,7 +429,11 @@ impl Validator<'_> {
         };
         let known = kind.tool_names();
         let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
-            if !matches!(kind, ToolsetKind::Mcp | ToolsetKind::Script) && !known.contains(&tool) {
+            if !matches!(
+                kind,
+                ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Api | ToolsetKind::OpenApi
+            ) && !known.contains(&tool)
+            {
                 this.error_hint(
                     this.origin(at, format!("{path}.{key}")),
                     format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
@@ -485,7 +486,7 @@ impl Validator<'_> {
             }
             patterns
         });
-        let safer = match t.safer {
+        let safer = match t.safer.take() {
             Some(s) if kind != ToolsetKind::Shell => {
                 self.error(
                     self.origin(&s.referenced, format!("{path}.safer")),
@@ -508,6 +509,7 @@ impl Validator<'_> {
             );
         }
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
+        let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
         let memory_path = match t.path.take() {
             Some(p) if kind != ToolsetKind::Memory => {
                 self.error(
@@ -548,6 +550,14 @@ impl Validator<'_> {
             path: memory_path,
             timeout,
             allow_private_ips,
+            api: extra.api,
+            url: extra.url,
+            headers: extra.headers,
+            max_output_bytes: extra.max_output_bytes,
+            shared: extra.shared,
+            post_edit: extra.post_edit,
+            ignore_vcs: extra.ignore_vcs,
+            models: extra.models,
             origin,
         })
     }

@@ -7,6 +7,7 @@ mod agents;
 mod commands;
 mod hooks;
 mod models;
+mod toolsets;
 
 pub(crate) use hooks::{check_url, is_header_token};
 

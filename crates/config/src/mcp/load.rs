@@ -15,7 +15,7 @@ use crate::raw::{RawBackoff, RawLifecycle, RawMcpDef, RawRemote, RawToolset, Sca
 
 /// Checks the `${…}` references of a remote header or URL: `${env.NAME}` (docker-agent's
 /// form) and `${NAME}`.
-fn check_references(value: &str) -> Result<(), String> {
+pub(crate) fn check_references(value: &str) -> Result<(), String> {
     let mut rest = value;
     while let Some(at) = rest.find("${") {
         let after = &rest[at + 2..];

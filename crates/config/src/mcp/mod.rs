@@ -9,7 +9,7 @@
 
 mod load;
 
-pub(crate) use load::McpDef;
+pub(crate) use load::{McpDef, check_references};
 
 use std::time::Duration;
 

@@ -103,7 +103,7 @@ pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
     let root_name = real
         .file_name()
         .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned());
-    let mut builder = walker(&resolved);
+    let mut builder = walker(&resolved, call.ignore_vcs);
     builder.max_depth(args.max_depth);
     // stack[d] is the open directory at depth d; entries arrive depth-first, sorted.
     let mut stack = vec![Node::new(root_name, true)];

@@ -8,6 +8,7 @@
 mod definitions;
 mod dirs;
 mod files;
+mod post_edit;
 mod search;
 
 use std::path::PathBuf;
@@ -19,6 +20,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
+use post_edit::PostEditCommands;
 
 /// The toolset's system-prompt text, as docker-agent sent it in the recorded request.
 pub const FILESYSTEM_INSTRUCTION: &str = "## Filesystem Tools\n\n- Relative paths resolve from the working directory; absolute paths and \"..\" work as expected\n- Prefer read_multiple_files over sequential read_file calls\n- Use search_files_content to locate code or text across files\n- Use exclude patterns in searches and max_depth in directory_tree to limit output";
@@ -42,11 +44,33 @@ enum Op {
 pub struct FilesystemTool {
     definition: ToolDefinition,
     op: Op,
+    ignore_vcs: bool,
+    post_edit: Option<Arc<PostEditCommands>>,
 }
 
 impl FilesystemTool {
     /// All nine tools, in docker-agent's order.
     pub fn all() -> Vec<Arc<dyn Tool>> {
+        Self::configured(true, None)
+    }
+
+    /// The nine tools with the toolset's options: `ignore_vcs`, and `post_edit` commands run
+    /// with `shell` after `write_file` and `edit_file`.
+    pub fn with_options(
+        ignore_vcs: bool,
+        post_edit: &[tether_config::PostEdit],
+        shell: &tether_exec::Shell,
+    ) -> Vec<Arc<dyn Tool>> {
+        let commands = (!post_edit.is_empty())
+            .then(|| PostEditCommands::new(post_edit, shell.clone()))
+            .map(Arc::new);
+        Self::configured(ignore_vcs, commands)
+    }
+
+    fn configured(
+        ignore_vcs: bool,
+        post_edit: Option<Arc<PostEditCommands>>,
+    ) -> Vec<Arc<dyn Tool>> {
         definitions::table()
             .into_iter()
             .map(|(op, name, description, read_only, parameters)| {
@@ -59,6 +83,8 @@ impl FilesystemTool {
                         category: "filesystem",
                     },
                     op,
+                    ignore_vcs,
+                    post_edit: post_edit.clone(),
                 }) as Arc<dyn Tool>
             })
             .collect()
@@ -78,6 +104,7 @@ struct Call {
     args: Map<String, Value>,
     working_dir: PathBuf,
     cancel: CancellationToken,
+    ignore_vcs: bool,
 }
 
 impl Tool for FilesystemTool {
@@ -96,12 +123,21 @@ impl Tool for FilesystemTool {
             args: args.clone(),
             working_dir: ctx.working_dir.to_path_buf(),
             cancel: ctx.cancel.clone(),
+            ignore_vcs: self.ignore_vcs,
         };
         Box::pin(async move {
             let tool = call.tool.clone();
-            match tokio::task::spawn_blocking(move || run(op, &call)).await {
+            let result = match tokio::task::spawn_blocking(move || run(op, &call)).await {
                 Ok(result) => result,
                 Err(e) => ToolError::Internal(format!("`{tool}` failed: {e}")).into(),
+            };
+            match &self.post_edit {
+                Some(commands)
+                    if !result.is_error && matches!(op, Op::WriteFile | Op::EditFile) =>
+                {
+                    commands.after(op == Op::WriteFile, result, args, ctx).await
+                }
+                _ => result,
             }
         })
     }

@@ -38,15 +38,20 @@ struct SearchArgs {
 }
 
 /// The walk every recursive filesystem tool uses (sorted, so output is deterministic).
-pub(super) fn walker(root: &Path) -> WalkBuilder {
+/// `ignore_vcs: false` (the toolset's option) walks everything, `.git` and ignored files too.
+pub(super) fn walker(root: &Path, ignore_vcs: bool) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .sort_by_file_name(Ord::cmp)
-        .filter_entry(|e| e.file_name() != ".git");
+        .sort_by_file_name(Ord::cmp);
+    if ignore_vcs {
+        builder.filter_entry(|e| e.file_name() != ".git");
+    } else {
+        builder.git_ignore(false).git_exclude(false).ignore(false);
+    }
     builder
 }
 
@@ -118,11 +123,14 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
         p => PathBuf::from(p),
     };
 
-    let mut builder = walker(&root);
+    let ignore_vcs = call.ignore_vcs;
+    let mut builder = walker(&root, ignore_vcs);
     let filter_root = root.clone();
     builder.filter_entry(move |e| {
         let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
-        e.depth() == 0 || (e.file_name() != ".git" && !excludes.excludes(&rel.to_string_lossy()))
+        e.depth() == 0
+            || ((!ignore_vcs || e.file_name() != ".git")
+                && !excludes.excludes(&rel.to_string_lossy()))
     });
     let mut out = String::new();
     let mut matches = 0usize;

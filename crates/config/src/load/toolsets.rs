@@ -1,0 +1,406 @@
+//! Validation of the options of `type: api`, `openapi`, `todo`, `filesystem` and
+//! `model_picker` toolsets. Each option on a toolset of another type is an error naming both,
+//! as docker-agent's loader rejects it.
+
+use serde_saphyr::{Location, Spanned};
+
+use super::{Validator, check_url, is_header_token};
+use crate::agent::{AgentFile, ApiConfig, PostEdit, ToolsetKind};
+use crate::diagnostic::Origin;
+use crate::mcp::check_references;
+use crate::raw::{OrderedMap, RawApiConfig, RawToolset, Scalar};
+
+/// The options checked here, validated.
+#[derive(Debug, Default)]
+pub(super) struct Extra {
+    pub(super) api: Option<ApiConfig>,
+    pub(super) url: Option<String>,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) max_output_bytes: Option<usize>,
+    pub(super) shared: bool,
+    pub(super) post_edit: Vec<PostEdit>,
+    pub(super) ignore_vcs: bool,
+    pub(super) models: Vec<String>,
+}
+
+/// docker-agent's default cut of an OpenAPI response's text.
+const OPENAPI_MAX_OUTPUT: usize = 30_000;
+
+const API_METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+impl Validator<'_> {
+    /// `key` was given on a toolset whose type does not take it.
+    fn wrong_type(
+        &mut self,
+        path: &str,
+        at: &Location,
+        key: &str,
+        owners: &str,
+        kind: ToolsetKind,
+    ) {
+        self.error(
+            self.origin(at, format!("{path}.{key}")),
+            format!(
+                "`{key}` only applies to {owners} toolsets, not `type: {}`",
+                kind.type_name()
+            ),
+        );
+    }
+
+    pub(super) fn toolset_extra(
+        &mut self,
+        path: &str,
+        kind: ToolsetKind,
+        origin: &Origin,
+        t: &mut RawToolset,
+        file: &AgentFile,
+    ) -> Extra {
+        let mut out = Extra {
+            ignore_vcs: true,
+            ..Extra::default()
+        };
+        if let Some(raw) = t.api_config.take() {
+            if kind == ToolsetKind::Api {
+                out.api = self.api_config(&format!("{path}.api_config"), raw);
+            } else {
+                self.wrong_type(path, &raw.referenced, "api_config", "`type: api`", kind);
+            }
+        } else if kind == ToolsetKind::Api {
+            self.error_hint(
+                origin.clone(),
+                "a `type: api` toolset needs `api_config`",
+                "e.g. `api_config: {name: weather, endpoint: \"https://api.example.com/w?city=${city}\", method: GET, args: {city: {type: string}}}`",
+            );
+        }
+        match t.url.take() {
+            Some(u) if kind == ToolsetKind::OpenApi => {
+                out.url = self.openapi_url(&format!("{path}.url"), &u);
+            }
+            Some(u) => {
+                self.wrong_type(path, &u.referenced, "url", "`type: openapi`", kind);
+            }
+            None if kind == ToolsetKind::OpenApi => {
+                self.error_hint(
+                    origin.clone(),
+                    "a `type: openapi` toolset needs `url`",
+                    "the OpenAPI document: an `https://` URL or a file path",
+                );
+            }
+            None => {}
+        }
+        if let Some(h) = t.headers.take() {
+            if kind == ToolsetKind::OpenApi {
+                out.headers = self.headers(&format!("{path}.headers"), h.value);
+            } else {
+                self.wrong_type(path, &h.referenced, "headers", "`type: openapi`", kind);
+            }
+        }
+        out.max_output_bytes = match t.max_output_bytes.take() {
+            Some(m) if kind != ToolsetKind::OpenApi => {
+                self.wrong_type(
+                    path,
+                    &m.referenced,
+                    "max_output_bytes",
+                    "`type: openapi`",
+                    kind,
+                );
+                None
+            }
+            Some(m) if m.value < 0 => {
+                self.error(
+                    self.origin(&m.referenced, format!("{path}.max_output_bytes")),
+                    format!("max_output_bytes must be 0 or more, got {}", m.value),
+                );
+                None
+            }
+            Some(m) if m.value == 0 => None,
+            Some(m) => usize::try_from(m.value).ok(),
+            None => Some(OPENAPI_MAX_OUTPUT),
+        };
+        if let Some(s) = t.shared.take() {
+            if kind == ToolsetKind::Todo {
+                out.shared = s.value;
+            } else {
+                self.wrong_type(path, &s.referenced, "shared", "`type: todo`", kind);
+            }
+        }
+        if let Some(v) = t.ignore_vcs.take() {
+            if kind == ToolsetKind::Filesystem {
+                out.ignore_vcs = v.value;
+            } else {
+                self.wrong_type(
+                    path,
+                    &v.referenced,
+                    "ignore_vcs",
+                    "`type: filesystem`",
+                    kind,
+                );
+            }
+        }
+        for (key, given) in [
+            ("allow_list", t.allow_list.take()),
+            ("deny_list", t.deny_list.take()),
+        ] {
+            if let Some(v) = given {
+                self.error_hint(
+                    self.origin(&v.referenced, format!("{path}.{key}")),
+                    format!("`{key}` is not supported yet"),
+                    "remove it; `permissions:` and `pre_tool_use` hooks can restrict which paths the filesystem tools touch",
+                );
+            }
+        }
+        if let Some(list) = t.post_edit.take() {
+            if kind == ToolsetKind::Filesystem {
+                out.post_edit = self.post_edit(&format!("{path}.post_edit"), list.value);
+            } else {
+                self.wrong_type(
+                    path,
+                    &list.referenced,
+                    "post_edit",
+                    "`type: filesystem`",
+                    kind,
+                );
+            }
+        }
+        match t.models.take() {
+            Some(m) if kind != ToolsetKind::ModelPicker => {
+                self.wrong_type(path, &m.referenced, "models", "`type: model_picker`", kind);
+            }
+            Some(m) if m.value.is_empty() => {
+                self.error(
+                    self.origin(&m.referenced, format!("{path}.models")),
+                    "model_picker toolset requires at least one model in the 'models' list",
+                );
+            }
+            Some(m) => {
+                for (i, model) in m.value.into_iter().enumerate() {
+                    self.model_ref(&format!("{path}.models[{i}]"), &model, file);
+                    out.models.push(model.value);
+                }
+            }
+            None if kind == ToolsetKind::ModelPicker => {
+                self.error_hint(
+                    origin.clone(),
+                    "model_picker toolset requires at least one model in the 'models' list",
+                    "e.g. `models: [openai/gpt-4o-mini, anthropic/claude-sonnet-4-0]`",
+                );
+            }
+            None => {}
+        }
+        out
+    }
+
+    fn api_config(&mut self, path: &str, raw: Spanned<RawApiConfig>) -> Option<ApiConfig> {
+        let origin = self.origin(&raw.referenced, path);
+        let a = raw.value;
+        let before = self.diags.len();
+        let name = match a.name {
+            Some(n) if !n.value.trim().is_empty() => n.value,
+            _ => {
+                self.error(
+                    origin.clone(),
+                    "`api_config` needs `name` (the tool's name)",
+                );
+                String::new()
+            }
+        };
+        let method = match a.method {
+            Some(m) => {
+                let upper = m.value.to_ascii_uppercase();
+                if !API_METHODS.contains(&upper.as_str()) {
+                    self.error(
+                        self.origin(&m.referenced, format!("{path}.method")),
+                        format!(
+                            "unknown method `{}` (expected one of {})",
+                            m.value,
+                            API_METHODS.join(", ")
+                        ),
+                    );
+                }
+                upper
+            }
+            None => {
+                self.error(
+                    origin.clone(),
+                    "`api_config` needs `method` (GET or POST, …)",
+                );
+                String::new()
+            }
+        };
+        let args: Vec<(String, serde_json::Value)> = a.args.map(|m| m.0).unwrap_or_default();
+        let endpoint = match a.endpoint {
+            Some(e) => {
+                let at = self.origin(&e.referenced, format!("{path}.endpoint"));
+                // `${…}` stands for a value known only at call time.
+                let probe = placeholder_free(&e.value);
+                if let Err(why) = check_references(&e.value) {
+                    self.error(at, why);
+                } else if let Err(why) = check_url(probe.trim()) {
+                    self.error_hint(
+                        at,
+                        format!("invalid endpoint `{}`: {why}", e.value),
+                        "write an absolute URL such as `https://api.example.com/items?q=${query}`",
+                    );
+                }
+                e.value
+            }
+            None => {
+                self.error(
+                    origin.clone(),
+                    "api tool requires an endpoint in api_config",
+                );
+                String::new()
+            }
+        };
+        let mut required = Vec::new();
+        for (i, r) in a.required.unwrap_or_default().into_iter().enumerate() {
+            if !args.iter().any(|(n, _)| *n == r.value) {
+                self.error(
+                    self.origin(&r.referenced, format!("{path}.required[{i}]")),
+                    format!("required argument `{}` is not one of `args`", r.value),
+                );
+            }
+            required.push(r.value);
+        }
+        for (n, schema) in &args {
+            if !schema.is_object() {
+                self.error(
+                    origin.clone(),
+                    format!(
+                        "`{path}.args.{n}` must be a JSON Schema object such as `{{type: string}}`"
+                    ),
+                );
+            }
+        }
+        let output_schema = match a.output_schema {
+            Some(s) if !s.value.is_object() => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.output_schema")),
+                    "`output_schema` must be a JSON Schema object",
+                );
+                None
+            }
+            s => s.map(|s| s.value),
+        };
+        let headers = self.headers(
+            &format!("{path}.headers"),
+            a.headers.unwrap_or(OrderedMap(Vec::new())),
+        );
+        (self.diags.len() == before).then(|| ApiConfig {
+            name,
+            instruction: a.instruction.unwrap_or_default(),
+            endpoint,
+            method,
+            headers,
+            args,
+            required,
+            output_schema,
+        })
+    }
+
+    fn openapi_url(&mut self, path: &str, u: &Spanned<String>) -> Option<String> {
+        let at = self.origin(&u.referenced, path);
+        if let Err(why) = check_references(&u.value) {
+            self.error(at, why);
+            return None;
+        }
+        let lower = u.value.to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            if let Err(why) = check_url(placeholder_free(&u.value).trim()) {
+                self.error(at, format!("invalid url `{}`: {why}", u.value));
+                return None;
+            }
+        } else if u.value.contains("://") {
+            self.error_hint(
+                at,
+                format!("unsupported url `{}`", u.value),
+                "give an `http://` or `https://` URL, or a file path",
+            );
+            return None;
+        }
+        // A file path is relative to the agent file, like `instruction_file`.
+        if lower.starts_with("http") || u.value.starts_with("${") {
+            Some(u.value.clone())
+        } else {
+            Some(self.dir.join(&u.value).display().to_string())
+        }
+    }
+
+    fn headers(&mut self, path: &str, raw: OrderedMap<Spanned<Scalar>>) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (key, value) in raw.0 {
+            let at = self.origin(&value.referenced, format!("{path}.{key}"));
+            if key.is_empty() || !key.bytes().all(is_header_token) {
+                self.error(at, format!("invalid header name `{key}`"));
+                continue;
+            }
+            if let Err(why) = check_references(&value.value.0) {
+                self.error(at, why);
+                continue;
+            }
+            out.push((key, value.value.0));
+        }
+        out
+    }
+
+    fn post_edit(
+        &mut self,
+        path: &str,
+        raw: Vec<Spanned<crate::raw::RawPostEdit>>,
+    ) -> Vec<PostEdit> {
+        let mut out = Vec::new();
+        for (i, p) in raw.into_iter().enumerate() {
+            let at = self.origin(&p.referenced, format!("{path}[{i}]"));
+            let Some(glob) = p.value.path.filter(|g| !g.value.trim().is_empty()) else {
+                self.error(
+                    at,
+                    "a `post_edit` entry needs `path` (a glob such as `*.go`)",
+                );
+                continue;
+            };
+            let Some(cmd) = p.value.cmd.filter(|c| !c.trim().is_empty()) else {
+                self.error(at, "a `post_edit` entry needs `cmd`");
+                continue;
+            };
+            if let Err(e) = globset::Glob::new(&glob.value) {
+                self.error(
+                    self.origin(&glob.referenced, format!("{path}[{i}].path")),
+                    format!("invalid glob `{}`: {e}", glob.value),
+                );
+                continue;
+            }
+            out.push(PostEdit {
+                path: glob.value,
+                cmd,
+            });
+        }
+        out
+    }
+}
+
+/// `value` with each `${…}` replaced by a plain word, for checking the URL around them.
+fn placeholder_free(value: &str) -> String {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        out.push('x');
+        rest = rest[at..].find('}').map_or("", |end| &rest[at + end + 1..]);
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::placeholder_free;
+
+    #[test]
+    fn placeholders_become_plain_words() {
+        assert_eq!(
+            placeholder_free("https://${env.HOST}/a?q=${q}"),
+            "https://x/a?q=x"
+        );
+        assert_eq!(placeholder_free("plain"), "plain");
+    }
+}
