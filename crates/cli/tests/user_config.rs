@@ -125,11 +125,56 @@ fn global_hooks_and_drop_ins_run_after_the_agent_files_and_before_the_clis() {
         err.contains("warning: hook drop-in skipped:") && err.contains("15-broken.yaml:3:"),
         "{err}"
     );
-    let order = std::fs::read_to_string(d.join("order.log")).unwrap();
-    assert_eq!(order, "agent\nuser\ndropin-10\ndropin-20\ncli\n");
-
-    let (code, out, err) = tether(&dir, &["hooks", "check", "agent.yaml"]);
+    // Hooks of one event run concurrently: every one ran...
+    let mut ran: Vec<String> = std::fs::read_to_string(d.join("order.log"))
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    ran.sort();
+    assert_eq!(ran, ["agent", "cli", "dropin-10", "dropin-20", "user"]);
+    // ...and their results are taken in this order.
+    let (code, out, err) = tether(
+        &dir,
+        &[
+            "hooks",
+            "check",
+            "agent.yaml",
+            "--hook-pre-tool-use",
+            "echo cli",
+            "--json",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
+    let check: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let pre = check["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "pre_tool_use")
+        .unwrap();
+    let order: Vec<(String, String)> = pre["hooks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            let at = h["location"].as_str().unwrap_or_default();
+            let file = at.rsplit('/').next().unwrap_or_default();
+            let file = file.split(':').next().unwrap_or_default();
+            (h["source"].as_str().unwrap().to_owned(), file.to_owned())
+        })
+        .collect();
+    let sources: Vec<&str> = order.iter().map(|(s, _)| s.as_str()).collect();
+    assert_eq!(
+        sources,
+        ["yaml", "user", "drop-in", "drop-in", "cli"],
+        "{order:?}"
+    );
+    assert_eq!(
+        (order[2].1.as_str(), order[3].1.as_str()),
+        ("10-first.yml", "20-audit.yaml")
+    );
+    let (_, out, _) = tether(&dir, &["hooks", "check", "agent.yaml"]);
     for label in [
         "[yaml]",
         "[user]",
