@@ -372,11 +372,12 @@ impl Runner {
         }
         let started = Instant::now();
         let mut outcome = match &hook.handler {
-            Handler::Command(command) => {
+            Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
                 command_runner::run(CommandRun {
                     shell: self.registry.shell(),
                     command,
+                    direct: direct.as_ref(),
                     name,
                     cwd: &hook.cwd,
                     env: &hook.env,
@@ -513,7 +514,7 @@ impl Payloads {
         hook: &CompiledHook,
         input: &HookInput,
     ) -> Option<Arc<[u8]>> {
-        if !matches!(hook.handler, Handler::Command(_) | Handler::Http(_)) {
+        if !matches!(hook.handler, Handler::Command(..) | Handler::Http(_)) {
             return None;
         }
         let payload = match hook.spec.dialect {
