@@ -321,19 +321,23 @@ impl Executor {
         // Serialized again only after a hook changed the input: a long conversation costs
         // milliseconds to encode, and most hooks of a chain only read it.
         let mut payloads = Payloads::default();
+        // A rewritten tool output may be megabytes: it moves from the run into the input of
+        // the next hook, and the last one moves back into its run for the aggregate.
+        let mut last_rewrite = None;
         for hook in hooks {
             let payload = payloads.for_hook(event, hook, &input);
-            let run = self
+            let mut run = self
                 .runner
                 .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
                 .await;
             if let Some(h) = run
                 .outcome
-                .output()
-                .and_then(|o| o.hook_specific_output.as_ref())
+                .output_mut()
+                .and_then(|o| o.hook_specific_output.as_mut())
             {
-                if let Some(t) = &h.updated_tool_response {
-                    input.tool_response = Some(t.clone());
+                if let Some(t) = h.updated_tool_response.take() {
+                    input.tool_response = Some(t);
+                    last_rewrite = Some(runs.len());
                     payloads = Payloads::default();
                 }
                 if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
@@ -342,6 +346,13 @@ impl Executor {
                 }
             }
             runs.push(run);
+        }
+        if let Some(h) = last_rewrite
+            .and_then(|i| runs.get_mut(i))
+            .and_then(|run| run.outcome.output_mut())
+            .and_then(|o| o.hook_specific_output.as_mut())
+        {
+            h.updated_tool_response = input.tool_response.take();
         }
         runs
     }

@@ -5,12 +5,13 @@
 //! output, hashes, base64) repeated, so it is dense in words like `token` and `password` that
 //! wake the key-name rules: a realistic worst case for the keyword pre-filter.
 
+#[path = "support/corpus.rs"]
 mod corpus;
 
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use corpus::{ordinary, with_secrets};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tether_secrets::{find, redact};
 
 const MIB: usize = 1 << 20;

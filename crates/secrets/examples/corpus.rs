@@ -6,7 +6,7 @@
 
 #![expect(clippy::print_stderr, reason = "a command-line tool")]
 
-#[path = "../benches/corpus.rs"]
+#[path = "../benches/support/corpus.rs"]
 mod corpus;
 
 use std::io::Write;
@@ -33,7 +33,10 @@ fn main() -> ExitCode {
         "tool_response": text,
     });
     let mut stdout = std::io::stdout().lock();
-    match serde_json::to_writer(&mut stdout, &input).and_then(|()| Ok(stdout.flush()?)) {
+    let written = serde_json::to_writer(&mut stdout, &input)
+        .map_err(std::io::Error::from)
+        .and_then(|()| stdout.flush());
+    match written {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("corpus: {e}");

@@ -5,22 +5,22 @@
 //! output, hashes, base64) repeated, so it is dense in words like `token` and `password` that
 //! wake the key-name rules: a realistic worst case for the keyword pre-filter.
 
-#[path = "../tests/support/cases.rs"]
+#[path = "../../tests/support/cases.rs"]
 #[expect(dead_code, reason = "shared corpus; the bench uses only part of it")]
 mod cases;
 
 use tether_secrets::find;
 
 const FIXTURES: &[&str] = &[
-    include_str!("../tests/fixtures/lexer.rs"),
-    include_str!("../tests/fixtures/server.go"),
-    include_str!("../tests/fixtures/cli.py"),
-    include_str!("../tests/fixtures/deploy.yaml"),
-    include_str!("../tests/fixtures/release.sh"),
-    include_str!("../tests/fixtures/responses.json"),
-    include_str!("../tests/fixtures/guide.md"),
-    include_str!("../tests/fixtures/history.txt"),
-    include_str!("../tests/fixtures/data.txt"),
+    include_str!("../../tests/fixtures/lexer.rs"),
+    include_str!("../../tests/fixtures/server.go"),
+    include_str!("../../tests/fixtures/cli.py"),
+    include_str!("../../tests/fixtures/deploy.yaml"),
+    include_str!("../../tests/fixtures/release.sh"),
+    include_str!("../../tests/fixtures/responses.json"),
+    include_str!("../../tests/fixtures/guide.md"),
+    include_str!("../../tests/fixtures/history.txt"),
+    include_str!("../../tests/fixtures/data.txt"),
 ];
 
 /// Ordinary text cut to exactly `len` bytes (on a `char` boundary).
@@ -72,4 +72,3 @@ pub(crate) fn with_secrets(len: usize) -> String {
     out.truncate(cut);
     out
 }
-
