@@ -14,6 +14,7 @@ use tokio::time::{Instant as TokioInstant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use crate::direct::{self, Prepared, ShellFlavor};
+use crate::reaper;
 use crate::spool::{Spool, Spooler};
 
 /// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
@@ -156,9 +157,11 @@ pub fn run(
     Box::pin(run_unboxed(spec))
 }
 
-async fn run_unboxed(spec: ExecSpec) -> ExecRecord {
+async fn run_unboxed(mut spec: ExecSpec) -> ExecRecord {
     let started = Instant::now();
     let mut record = ExecRecord::default();
+    let marker = reaper::new_marker();
+    spec.env.push((reaper::MARKER.into(), marker.clone()));
     let prepared = spec.direct.as_ref().and_then(|d| {
         direct::prepare(
             d.flavor,
@@ -187,6 +190,9 @@ async fn run_unboxed(spec: ExecSpec) -> ExecRecord {
     };
     record.pid = child.id();
     supervise(&spec, &mut child, merged, &mut record).await;
+    reaper::released(record.pid);
+    // Whatever the run left behind (its group, descendants that left it) goes now.
+    reaper::sweep(record.pid, &marker).await;
     record.duration = started.elapsed();
     record
 }
@@ -243,6 +249,7 @@ fn spawn(
     };
     // `cmd` (and with it our copies of the write ends) is dropped on return, so the reader
     // sees end of file once the child's group closes them.
+    let mut own = reaper::own();
     let child = cmd.spawn().map_err(|e| {
         let program = spec.program.to_string_lossy();
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -251,6 +258,7 @@ fn spawn(
             format!("`{program}`: {e}")
         }
     })?;
+    own.extend(child.id().and_then(|p| i32::try_from(p).ok()));
     Ok((child, merged))
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tether_exec::{
-    Direct, ExecRecord, ExecSpec, Shell, ShellFlavor, ShellKind, Stdin, find_in_path,
+    Direct, ExecRecord, ExecSpec, MARKER, Shell, ShellFlavor, ShellKind, Stdin, find_in_path,
 };
 
 struct Fixture {
@@ -111,9 +111,17 @@ fn spec(
     spec
 }
 
-/// What a caller can observe, with `env`'s output sorted (bash reorders the environment).
+/// What a caller can observe, with `env`'s output sorted (bash reorders the environment) and
+/// without the per-run marker (each run has its own).
 fn observed(r: &ExecRecord) -> (Option<i32>, Option<i32>, Vec<String>, String) {
-    let mut lines: Vec<String> = r.stdout.lossy().lines().map(str::to_owned).collect();
+    let marker = format!("{MARKER}=");
+    let mut lines: Vec<String> = r
+        .stdout
+        .lossy()
+        .lines()
+        .filter(|l| !l.starts_with(&marker))
+        .map(str::to_owned)
+        .collect();
     lines.sort();
     (r.exit_code, r.signal, lines, r.stderr.lossy())
 }
