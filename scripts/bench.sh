@@ -74,6 +74,31 @@ if run build_cli cargo build --release -q -p tether-cli; then
   rm -rf "$work"
 fi
 
+# redact_secrets end to end (issue 17): `tether hooks fire tool_response_transform` on a 20 MiB
+# tool result, with `redact_secrets: true` against the same agent without it; medians of 11.
+if [ -x "$target/release/tether" ] &&
+  run build_corpus cargo build --release -q -p tether-secrets --example corpus; then
+  work=$(mktemp -d)
+  printf 'agents:\n  root:\n    model: openai/gpt-4o\n' >"$work/none.yaml"
+  printf 'agents:\n  root:\n    model: openai/gpt-4o\n    redact_secrets: true\n' >"$work/redact.yaml"
+  median_us() {
+    local i s e
+    for i in $(seq 11); do
+      s=$(date +%s%N)
+      "$target/release/tether" hooks fire tool_response_transform --config "$1" --input "$2" >/dev/null
+      e=$(date +%s%N)
+      echo $(((e - s) / 1000))
+    done | sort -n | sed -n 6p
+  }
+  for kind in clean secrets; do
+    echo "running redact_e2e: $kind" >&2
+    "$target/release/examples/corpus" "$kind" 20971520 >"$work/$kind.json"
+    echo "$kind $(median_us "$work/none.yaml" "$work/$kind.json") $(median_us "$work/redact.yaml" "$work/$kind.json")" \
+      >>"$logs/redact_e2e.log"
+  done
+  rm -rf "$work"
+fi
+
 # --- reading the figures -------------------------------------------------------------------
 
 # Criterion's directory for each benchmark id (`group/function`): it flattens some ids.
@@ -137,6 +162,19 @@ for n in 1 10; do
     row "dispatch \`pre_tool_use\` to $n no-op command hook(s): within 10% of spawning directly" "-" ""
   fi
 done
+# Hooks that are a path to a script, run without the shell (issue 17).
+for n in 1 10; do
+  slack=$([ "$n" = 1 ] && echo 0.5 || echo 1)
+  goal="dispatch to $n hook(s) that are a path to a no-op \`#!/bin/sh\` script: within $slack ms of executing it directly"
+  d=$(mean_ns "script_hooks/dispatch_${n}_script_hooks")
+  f=$(mean_ns "script_hooks/exec_directly_${n}")
+  if [ -n "$d" ] && [ -n "$f" ]; then
+    row "$goal" "$(calc "%.2f ms vs %.2f ms direct (%+.2f ms)" "d/1e6, f/1e6, (d-f)/1e6" -v d="$d" -v f="$f")" \
+      "$(ok "$d - $f <= $slack * 1e6")"
+  else
+    row "$goal" "-" ""
+  fi
+done
 b=$(mean_ns "pre_tool_use/dispatch_noop_builtin")
 row "dispatch to a no-op builtin: < 20 µs" \
   "${b:+$(calc "%.1f µs" "$b/1e3")}" "${b:+$(ok "$b < 20000")}"
@@ -172,6 +210,18 @@ for spec in "ordinary_1mib:no secrets:200" "secrets_1pct_1mib:secrets at 1% dens
     row "\`redact_secrets\` on 1 MiB, $what: ≥ $goal MB/s" "$mbs MB/s" "$(ok "$mbs >= $goal")"
   else
     row "\`redact_secrets\` on 1 MiB, $what: ≥ $goal MB/s" "-" ""
+  fi
+done
+for spec in "clean:no secrets:400" "secrets:secrets at 1% density:200"; do
+  IFS=: read -r kind what goal <<<"$spec"
+  line=$(awk -v k="$kind" '$1 == k' "$logs/redact_e2e.log" 2>/dev/null)
+  goal_text="\`redact_secrets\` end to end (\`tether hooks fire tool_response_transform\`, 20 MiB), $what: ≥ $goal MB/s"
+  if [ -n "$line" ]; then
+    read -r _ none with <<<"$line"
+    mbs=$(calc "%.0f" "20971520 / (($with - $none) / 1e6) / 1e6")
+    row "$goal_text" "$mbs MB/s ($(calc "%.1f ms vs %.1f ms without hooks" "$with/1e3, $none/1e3"))" "$(ok "$mbs >= $goal")"
+  else
+    row "$goal_text" "-" ""
   fi
 done
 t=$(mean_ns "classify/mix_of_50_commands") n=$(per_iter "classify/mix_of_50_commands")

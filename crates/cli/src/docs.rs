@@ -146,7 +146,8 @@ const DIFFERENCES: &str = "
 | `--hook-*` flags | appended to every event's YAML hooks; nothing is dropped |
 | rewrites | `tool_response_transform` and `before_llm_call` hooks chain: each sees the previous rewrite (so `redact_secrets` also redacts `limit_large_tool_results`'s tail) |
 | shell | `$SHELL`, else `bash`, else `/bin/sh` |
-| processes | every hook runs in its own process group, killed whole on timeout; pipes held after exit are given 250 ms |
+| plain commands | a command that is a plain word list (`./hooks/check.sh --strict`: no quotes, `$`, globs, `~`, redirections, pipes, `;`, `&` or other shell syntax, and not a shell builtin) run by bash, dash or a `/bin/sh` that is dash, with no `BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`, `IFS`, `POSIXLY_CORRECT` or exported functions in its environment, is executed directly, exactly as the shell would: the same `PATH` lookup, environment (the shell's `PWD`, `SHLVL`, `_`), stdin and working directory; if it cannot start (not found, not executable, a script without `#!`) it goes through the shell, which gives its usual message and status (127, 126) or runs the script. Everything else runs with `$SHELL -c` |
+| processes | every hook runs in its own process group, killed whole on timeout; pipes held after exit are given 250 ms. When a hook, a shell tool command or an MCP server ends, nothing it started survives: its group is killed, and Tether, the child subreaper of its processes, kills those that left the group (`setsid`, daemons: each run marks its processes with `TETHER_EXEC_RUN`) and reaps them |
 | output | capped at 4 MiB per stream; past it the hook is killed and fails |
 | missing program | exit 126/127 is a failure, not a pass |
 | checked at load | unknown builtins, bad `on_error`, unknown `schema`, invalid matchers and model-hook templates |

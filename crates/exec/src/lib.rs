@@ -8,12 +8,16 @@
 //! Tools may merge stderr into stdout (one pipe, as a terminal shows them) and spool huge
 //! output to a file, keeping memory bounded without killing the command.
 
+mod direct;
+mod reaper;
 mod run;
 mod service;
 mod shell;
 mod spool;
 
-pub use run::{ExecRecord, ExecSpec, Output, Stdin, run};
+pub use direct::ShellFlavor;
+pub use reaper::MARKER;
+pub use run::{Direct, ExecRecord, ExecSpec, Output, Stdin, run};
 pub use service::{Service, ServiceSpec, StderrLog};
 pub use shell::{Shell, ShellKind, find_in_path};
 pub use spool::Spool;

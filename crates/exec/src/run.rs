@@ -13,6 +13,8 @@ use tokio::process::{Child, ChildStdin};
 use tokio::time::{Instant as TokioInstant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use crate::direct::{self, Prepared, ShellFlavor};
+use crate::reaper;
 use crate::spool::{Spool, Spooler};
 
 /// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
@@ -60,6 +62,18 @@ pub struct ExecSpec {
     /// file instead of memory and is no longer subject to `output_cap`: the child is not
     /// killed for printing a lot. stderr, when separate, keeps its cap.
     pub spool: Option<Spool>,
+    /// `program` and `args` are `SHELL -c TEXT` and TEXT is a plain word list: exec the words
+    /// directly when that is sure to behave as the shell would (see `direct.rs`); otherwise,
+    /// and whenever that spawn fails, run `program` as usual.
+    pub direct: Option<Direct>,
+}
+
+/// A plain command's words and the shell that would otherwise run them.
+#[derive(Debug, Clone)]
+pub struct Direct {
+    pub flavor: ShellFlavor,
+    /// The words as written; the first names the program.
+    pub words: Arc<[OsString]>,
 }
 
 impl ExecSpec {
@@ -78,6 +92,7 @@ impl ExecSpec {
             cancel: None,
             merge_stderr: false,
             spool: None,
+            direct: None,
         }
     }
 }
@@ -120,6 +135,8 @@ pub struct ExecRecord {
     /// no partial file is left behind.
     pub spool_error: Option<String>,
     pub pid: Option<u32>,
+    /// The program ran without its shell ([`ExecSpec::direct`]).
+    pub direct: bool,
     pub duration: Duration,
 }
 
@@ -140,10 +157,30 @@ pub fn run(
     Box::pin(run_unboxed(spec))
 }
 
-async fn run_unboxed(spec: ExecSpec) -> ExecRecord {
+async fn run_unboxed(mut spec: ExecSpec) -> ExecRecord {
     let started = Instant::now();
     let mut record = ExecRecord::default();
-    let (mut child, merged) = match spawn(&spec) {
+    let marker = reaper::new_marker();
+    spec.env.push((reaper::MARKER.into(), marker.clone()));
+    let prepared = spec.direct.as_ref().and_then(|d| {
+        direct::prepare(
+            d.flavor,
+            &d.words,
+            &spec.cwd,
+            spec.base_env.as_deref(),
+            &spec.env,
+        )
+    });
+    // A direct spawn that fails goes through the shell, whose error message and exit status
+    // (126, 127, a script without `#!` run by the shell) are the ones to report.
+    let spawned = match prepared.as_ref().map(|p| spawn(&spec, Some(p))) {
+        Some(Ok(spawned)) => {
+            record.direct = true;
+            Ok(spawned)
+        }
+        Some(Err(_)) | None => spawn(&spec, None),
+    };
+    let (mut child, merged) = match spawned {
         Ok(spawned) => spawned,
         Err(e) => {
             record.spawn_error = Some(e);
@@ -153,33 +190,55 @@ async fn run_unboxed(spec: ExecSpec) -> ExecRecord {
     };
     record.pid = child.id();
     supervise(&spec, &mut child, merged, &mut record).await;
+    reaper::released(record.pid);
+    // Whatever the run left behind (its group, descendants that left it) goes now.
+    reaper::sweep(record.pid, &marker).await;
     record.duration = started.elapsed();
     record
 }
 
-/// Starts the child; with `merge_stderr` also returns the read end of its shared output pipe.
-fn spawn(spec: &ExecSpec) -> Result<(Child, Option<Receiver>), String> {
+/// Starts the child (`prepared`: the plain command without its shell); with `merge_stderr`
+/// also returns the read end of its shared output pipe.
+fn spawn(
+    spec: &ExecSpec,
+    prepared: Option<&Prepared>,
+) -> Result<(Child, Option<Receiver>), String> {
     if !spec.cwd.is_dir() {
         return Err(format!(
             "working directory `{}` does not exist",
             spec.cwd.display()
         ));
     }
+    // An absolute program, no `pre_exec` and the group set through spawn attributes let std
+    // use posix_spawn (vfork) instead of fork.
     #[expect(clippy::disallowed_methods, reason = "this is the one spawn function")]
-    let mut cmd = tokio::process::Command::new(&spec.program);
-    cmd.args(&spec.args)
-        .current_dir(&spec.cwd)
+    let mut cmd = match prepared {
+        Some(p) => {
+            let mut cmd = tokio::process::Command::new(&p.program);
+            cmd.arg0(&p.arg0)
+                .args(&p.args)
+                .env_clear()
+                .envs(p.env.iter().map(|(k, v)| (k, v)));
+            cmd
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(&spec.program);
+            cmd.args(&spec.args);
+            if let Some(base) = &spec.base_env {
+                cmd.env_clear();
+                cmd.envs(base.iter().map(|(k, v)| (k, v)));
+            }
+            cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+            cmd
+        }
+    };
+    cmd.current_dir(&spec.cwd)
         .process_group(0)
         .kill_on_drop(true)
         .stdin(match spec.stdin {
             Stdin::Null => Stdio::null(),
             Stdin::Bytes(_) => Stdio::piped(),
         });
-    if let Some(base) = &spec.base_env {
-        cmd.env_clear();
-        cmd.envs(base.iter().map(|(k, v)| (k, v)));
-    }
-    cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
     let merged = if spec.merge_stderr {
         let (stdout, stderr, receiver) = shared_pipe()?;
         cmd.stdout(stdout).stderr(stderr);
@@ -190,6 +249,7 @@ fn spawn(spec: &ExecSpec) -> Result<(Child, Option<Receiver>), String> {
     };
     // `cmd` (and with it our copies of the write ends) is dropped on return, so the reader
     // sees end of file once the child's group closes them.
+    let mut own = reaper::own();
     let child = cmd.spawn().map_err(|e| {
         let program = spec.program.to_string_lossy();
         if e.kind() == std::io::ErrorKind::NotFound {
@@ -198,6 +258,7 @@ fn spawn(spec: &ExecSpec) -> Result<(Child, Option<Receiver>), String> {
             format!("`{program}`: {e}")
         }
     })?;
+    own.extend(child.id().and_then(|p| i32::try_from(p).ok()));
     Ok((child, merged))
 }
 

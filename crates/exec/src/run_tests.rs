@@ -96,16 +96,6 @@ async fn a_grandchild_holding_the_pipes_is_killed_after_the_drain() {
 }
 
 #[tokio::test]
-async fn a_detached_background_job_without_the_pipes_is_left_alone() {
-    let r = run(sh("sleep 2 >/dev/null 2>&1 & echo $!")).await;
-    assert_eq!(r.exit_code, Some(0));
-    assert!(!r.drain_killed);
-    let grandchild: u32 = r.stdout.lossy().trim().parse().unwrap();
-    assert!(is_alive(grandchild));
-    kill_group(r.pid);
-}
-
-#[tokio::test]
 async fn output_over_the_cap_kills_the_child() {
     let mut spec = sh("yes");
     spec.output_cap = 64 * 1024;
@@ -318,4 +308,51 @@ async fn a_spool_keeping_nothing_in_memory_writes_everything_to_the_file() {
         std::fs::read_to_string(r.spooled.unwrap()).unwrap(),
         "hello\n"
     );
+}
+
+/// Gone: neither running nor a zombie waiting to be reaped.
+fn gone(pid: u32) -> bool {
+    !std::path::Path::new(&format!("/proc/{pid}")).exists()
+}
+
+fn pids(out: &Output) -> Vec<u32> {
+    out.lossy()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn descendants_that_left_the_group_are_gone_when_the_run_returns() {
+    // A grandchild in its own session (through an intermediate shell that exits), a child in
+    // its own session, and a plain background child: none holds the pipes.
+    let r = run(sh("sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo $!'; \
+         setsid sleep 301 >/dev/null 2>&1 & echo $!; \
+         sleep 302 >/dev/null 2>&1 & echo $!"))
+    .await;
+    assert_eq!(r.exit_code, Some(0));
+    let pids = pids(&r.stdout);
+    assert_eq!(pids.len(), 3, "{:?}", r.stdout.lossy());
+    for pid in pids {
+        assert!(gone(pid), "pid {pid} survived the run");
+    }
+}
+
+#[tokio::test]
+async fn descendants_that_left_the_group_are_gone_after_a_timeout() {
+    let mut spec = sh("sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo $!'; sleep 30");
+    spec.timeout = Some(Duration::from_millis(300));
+    let r = run(spec).await;
+    assert!(r.timed_out);
+    let pids = pids(&r.stdout);
+    assert_eq!(pids.len(), 1, "{:?}", r.stdout.lossy());
+    assert!(gone(pids[0]), "pid {} survived the timeout", pids[0]);
+}
+
+#[tokio::test]
+async fn each_run_carries_its_own_marker() {
+    let a = run(sh("echo $TETHER_EXEC_RUN")).await;
+    let b = run(sh("echo $TETHER_EXEC_RUN")).await;
+    assert!(!a.stdout.lossy().trim().is_empty());
+    assert_ne!(a.stdout.lossy(), b.stdout.lossy());
 }

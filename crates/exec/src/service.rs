@@ -17,6 +17,8 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
+use crate::reaper;
+
 /// Bytes of stderr kept in memory for error messages.
 const TAIL_BYTES: usize = 8 * 1024;
 
@@ -56,6 +58,8 @@ pub struct Service {
     tail: Arc<Mutex<Tail>>,
     stderr_task: Option<tokio::task::JoinHandle<()>>,
     exited: Option<ExitStatus>,
+    /// This service's [`crate::MARKER`] value, to find what it started when it stops.
+    marker: OsString,
 }
 
 /// The last [`TAIL_BYTES`] of stderr.
@@ -108,6 +112,9 @@ impl Service {
             cmd.envs(base.iter().map(|(k, v)| (k, v)));
         }
         cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+        let marker = reaper::new_marker();
+        cmd.env(reaper::MARKER, &marker);
+        let mut own = reaper::own();
         let mut child = cmd.spawn().map_err(|e| {
             let program = spec.program.to_string_lossy();
             match e.kind() {
@@ -119,6 +126,8 @@ impl Service {
             }
         })?;
         let pgid = child.id().and_then(|p| i32::try_from(p).ok());
+        own.extend(pgid);
+        drop(own);
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             kill_group(pgid, rustix::process::Signal::KILL);
             return Err("the child's pipes could not be opened".to_owned());
@@ -136,6 +145,7 @@ impl Service {
                 tail,
                 stderr_task,
                 exited: None,
+                marker,
             },
             stdin,
             stdout,
@@ -194,8 +204,9 @@ impl Service {
                 let _ = tokio::time::timeout(grace, self.wait()).await;
             }
         }
-        // Whatever the leader did, its group goes too.
-        kill_group(self.pgid, rustix::process::Signal::KILL);
+        // Whatever the leader did, its group goes too, and what left the group.
+        reaper::released(self.pid());
+        reaper::sweep(self.pid(), &self.marker).await;
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(grace, task).await;
         }
@@ -205,7 +216,9 @@ impl Service {
 
 impl Drop for Service {
     fn drop(&mut self) {
-        kill_group(self.pgid, rustix::process::Signal::KILL);
+        // After `stop` this finds nothing left.
+        reaper::sweep_now(self.pgid, &self.marker);
+        reaper::released(self.pid());
     }
 }
 

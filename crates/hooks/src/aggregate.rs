@@ -81,7 +81,19 @@ pub(crate) fn aggregate<'a>(
 ) -> HookResult {
     let mut r = HookResult::empty(event, lane);
     let mut acc = Acc::default();
-    for (policy, run) in runs {
+    for (policy, mut run) in runs {
+        // A rewritten tool output may be megabytes: it moves into the result instead of being
+        // copied (the run keeps the rest of its output; observers have seen it whole).
+        if event.specific_output() == SpecificOutput::ToolResponse
+            && let Outcome::Exited { code: 0, .. } = run.outcome
+            && let Some(t) = run
+                .outcome
+                .output_mut()
+                .and_then(|o| o.hook_specific_output.as_mut())
+                .and_then(|h| h.updated_tool_response.take())
+        {
+            r.updated_tool_response = Some(t);
+        }
         match &run.outcome {
             Outcome::Failed { error, stderr, .. } => {
                 if event.fails_closed() || policy.on_error == OnError::Block {
@@ -232,11 +244,6 @@ fn apply_output(
         {
             // Rewrites chain (see dispatcher): the last one already includes the earlier ones.
             r.updated_messages = Some(m.clone());
-        }
-        if reads == SpecificOutput::ToolResponse
-            && let Some(t) = &h.updated_tool_response
-        {
-            r.updated_tool_response = Some(t.clone());
         }
         if (reads == SpecificOutput::PermissionAnswer || lane == Lane::Preempt)
             && let Some(meta) = &h.metadata

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tether_exec::{ExecRecord, ExecSpec, Shell, Stdin};
+use tether_exec::{Direct, ExecRecord, ExecSpec, Shell, Stdin};
 use tokio_util::sync::CancellationToken;
 
 use crate::output_parser::{self, Parsed};
@@ -23,6 +23,8 @@ pub const DRAIN_TIMEOUT: Duration = Duration::from_millis(250);
 pub(crate) struct CommandRun<'a> {
     pub(crate) shell: &'a Shell,
     pub(crate) command: &'a str,
+    /// The words to exec without the shell, when `command` allows it.
+    pub(crate) direct: Option<&'a Direct>,
     pub(crate) name: &'a str,
     pub(crate) cwd: &'a Path,
     pub(crate) env: &'a HookEnv,
@@ -36,6 +38,7 @@ pub(crate) struct CommandRun<'a> {
 pub(crate) async fn run(cmd: CommandRun<'_>) -> Outcome {
     let mut spec = ExecSpec::new(cmd.shell.program.clone(), cmd.cwd);
     spec.args = cmd.shell.args(cmd.command);
+    spec.direct = cmd.direct.cloned();
     spec.base_env = cmd.env.base.clone();
     spec.env = cmd.env.vars.clone();
     spec.env.extend(cmd.tether_env);

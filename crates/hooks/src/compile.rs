@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tether_config::{Diagnostic, Dialect, HookKind, HookSpec};
+use tether_exec::Direct;
 
 use crate::executor::ExecutorOptions;
 use crate::http_hook::HttpHook;
@@ -16,7 +17,9 @@ use crate::registry::{Builtin, HookEnv, ModelRunner, Registry};
 
 #[derive(Debug)]
 pub(crate) enum Handler {
-    Command(String),
+    /// The shell text, and its words when the shell can be skipped (a plain word list run by a
+    /// shell whose start-up `tether-exec` reproduces).
+    Command(String, Option<Direct>),
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
@@ -63,6 +66,15 @@ fn dedupe_key(spec: &HookSpec) -> String {
     )
 }
 
+/// How to run `command` without the shell, when its text allows it.
+fn direct(registry: &Registry, command: &str) -> Option<Direct> {
+    let words = tether_shell_safety::plain_words(command)?;
+    Some(Direct {
+        flavor: registry.shell().flavor()?,
+        words: words.into_iter().map(OsString::from).collect(),
+    })
+}
+
 fn resolve_dir(base: &Path, working_dir: Option<&str>) -> PathBuf {
     match working_dir {
         Some(w) if Path::new(w).is_absolute() => PathBuf::from(w),
@@ -77,7 +89,9 @@ pub(crate) fn compile(
     opts: &ExecutorOptions,
 ) -> Result<CompiledHook, Box<Diagnostic>> {
     let handler = match &spec.kind {
-        HookKind::Command { command } => Handler::Command(command.clone()),
+        HookKind::Command { command } => {
+            Handler::Command(command.clone(), direct(registry, command))
+        }
         HookKind::Builtin { name } => {
             let Some(b) = registry.builtin(name) else {
                 let known = registry.builtin_names().join(", ");

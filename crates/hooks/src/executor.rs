@@ -321,19 +321,23 @@ impl Executor {
         // Serialized again only after a hook changed the input: a long conversation costs
         // milliseconds to encode, and most hooks of a chain only read it.
         let mut payloads = Payloads::default();
+        // A rewritten tool output may be megabytes: it moves from the run into the input of
+        // the next hook, and the last one moves back into its run for the aggregate.
+        let mut last_rewrite = None;
         for hook in hooks {
             let payload = payloads.for_hook(event, hook, &input);
-            let run = self
+            let mut run = self
                 .runner
                 .run_hook(event, lane, hook, &input, payload.as_ref(), cancel)
                 .await;
             if let Some(h) = run
                 .outcome
-                .output()
-                .and_then(|o| o.hook_specific_output.as_ref())
+                .output_mut()
+                .and_then(|o| o.hook_specific_output.as_mut())
             {
-                if let Some(t) = &h.updated_tool_response {
-                    input.tool_response = Some(t.clone());
+                if let Some(t) = h.updated_tool_response.take() {
+                    input.tool_response = Some(t);
+                    last_rewrite = Some(runs.len());
                     payloads = Payloads::default();
                 }
                 if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
@@ -342,6 +346,13 @@ impl Executor {
                 }
             }
             runs.push(run);
+        }
+        if let Some(h) = last_rewrite
+            .and_then(|i| runs.get_mut(i))
+            .and_then(|run| run.outcome.output_mut())
+            .and_then(|o| o.hook_specific_output.as_mut())
+        {
+            h.updated_tool_response = input.tool_response.take();
         }
         runs
     }
@@ -372,11 +383,12 @@ impl Runner {
         }
         let started = Instant::now();
         let mut outcome = match &hook.handler {
-            Handler::Command(command) => {
+            Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
                 command_runner::run(CommandRun {
                     shell: self.registry.shell(),
                     command,
+                    direct: direct.as_ref(),
                     name,
                     cwd: &hook.cwd,
                     env: &hook.env,
@@ -513,7 +525,7 @@ impl Payloads {
         hook: &CompiledHook,
         input: &HookInput,
     ) -> Option<Arc<[u8]>> {
-        if !matches!(hook.handler, Handler::Command(_) | Handler::Http(_)) {
+        if !matches!(hook.handler, Handler::Command(..) | Handler::Http(_)) {
             return None;
         }
         let payload = match hook.spec.dialect {

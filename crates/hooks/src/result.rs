@@ -95,6 +95,13 @@ impl Outcome {
             Self::Failed { .. } => None,
         }
     }
+
+    pub(crate) fn output_mut(&mut self) -> Option<&mut HookOutput> {
+        match self {
+            Self::Exited { output, .. } => output.as_mut(),
+            Self::Failed { .. } => None,
+        }
+    }
 }
 
 /// The record of one hook run.

@@ -99,7 +99,12 @@ async fn hooks_receive_the_input_and_the_tether_environment() {
     )
     .await;
     assert!(r.allowed);
-    let rec = &log_lines(&log)[0];
+    let mut rec = log_lines(&log).remove(0);
+    // Every run also carries its own process marker (see tether-exec's reaper).
+    let marker = rec["env"]
+        .as_object_mut()
+        .and_then(|env| env.remove(tether_exec::MARKER));
+    assert!(marker.is_some_and(|m| m.as_str().is_some_and(|m| !m.is_empty())));
     let cwd = dir.path().display().to_string();
     assert_eq!(
         rec["stdin"],

@@ -479,3 +479,75 @@ async fn a_missing_program_fails_the_hook_and_pre_tool_use_denies() {
     );
     base.check(16);
 }
+
+/// Gone: neither running nor a zombie waiting to be reaped.
+fn gone(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// The pids a hook wrote to `file`, one per line.
+fn pids_in(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_grandchild_that_calls_setsid_is_gone_when_its_hook_returns() {
+    let dir = TempDir::new().unwrap();
+    let pids = dir.path().join("pids");
+    let command = format!(
+        "sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo $! >> {p}'; echo '{{}}'",
+        p = pids.display()
+    );
+    let exec = executor(&pre_tool_use("escaper", &command), dir.path());
+    let cancel = CancellationToken::new();
+    let r = exec
+        .dispatch(
+            HookEvent::PreToolUse,
+            Lane::Default,
+            HookInput::default(),
+            &cancel,
+        )
+        .await;
+    assert_eq!(r.runs[0].exit_code, Some(0), "{:?}", r.runs[0].error);
+    let pids = pids_in(&pids);
+    assert_eq!(pids.len(), 1);
+    assert!(gone(pids[0]), "pid {} survived its hook", pids[0]);
+}
+
+#[tokio::test]
+async fn a_grandchild_that_calls_setsid_is_gone_when_its_hook_times_out() {
+    let dir = TempDir::new().unwrap();
+    let pids = dir.path().join("pids");
+    let command = format!(
+        "sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo $! >> {p}'; sleep 30",
+        p = pids.display()
+    );
+    let yaml = format!(
+        "pre_tool_use:\n  - hooks:\n      - {{type: command, name: stuck, timeout: 1, command: {}}}\n",
+        y(&command)
+    );
+    let exec = executor(&yaml, dir.path());
+    let cancel = CancellationToken::new();
+    let r = exec
+        .dispatch(
+            HookEvent::PreToolUse,
+            Lane::Default,
+            HookInput::default(),
+            &cancel,
+        )
+        .await;
+    assert!(
+        r.runs[0]
+            .error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("timed out")
+    );
+    let pids = pids_in(&pids);
+    assert_eq!(pids.len(), 1);
+    assert!(gone(pids[0]), "pid {} survived its hook's timeout", pids[0]);
+}

@@ -15,7 +15,7 @@
 //! most `reach` long, so it lies inside that occurrence's window; and a search cut off at the
 //! window's end cannot invent a match there (`$`), since that match would be longer than `reach`.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
 use regex::{CaptureLocations, Regex};
 
@@ -33,6 +33,34 @@ static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(rules::RULES));
 /// The process-wide engine, compiled on first use.
 pub(crate) fn engine() -> &'static Engine {
     &ENGINE
+}
+
+/// Texts at least this long are searched in parts on several threads.
+const PARALLEL_PART: usize = 1 << 20;
+/// At most this many parts.
+const MAX_PARTS: usize = 8;
+
+/// Threads worth using for one search (asked once: it may read cgroup files).
+static CORES: LazyLock<usize> =
+    LazyLock::new(|| std::thread::available_parallelism().map_or(1, usize::from));
+
+/// A rule of the table, compiled on first use: most texts wake only a few rules, and compiling
+/// all of them costs more than scanning megabytes.
+#[derive(Debug)]
+struct LazyRule {
+    rule: &'static Rule,
+    index: usize,
+    compiled: OnceLock<Result<CompiledRule, SecretsError>>,
+}
+
+impl LazyRule {
+    /// The compiled rule; `None` when it does not compile (reported by `problems`).
+    fn get(&self) -> Option<&CompiledRule> {
+        self.compiled
+            .get_or_init(|| compile(self.rule, self.index))
+            .as_ref()
+            .ok()
+    }
 }
 
 /// One rule, ready to run.
@@ -54,12 +82,15 @@ struct CompiledRule {
 /// All compiled rules plus the keyword automaton that selects them.
 #[derive(Debug)]
 pub(crate) struct Engine {
-    rules: Vec<CompiledRule>,
+    rules: Vec<LazyRule>,
     /// `None` only if the automaton failed to build; then every rule scans the whole text.
     keywords: Option<Keywords>,
     /// For each automaton pattern, the positions in `rules` that own that keyword.
     owners: Vec<Vec<usize>>,
-    problems: Vec<SecretsError>,
+    /// Why the automaton could not be built.
+    prefilter_problem: Option<SecretsError>,
+    /// Every rule's compile error, then the automaton's (compiles every rule when first asked).
+    problems: OnceLock<Vec<SecretsError>>,
 }
 
 /// A finding before overlaps are merged: keeps the rule's table position for tie-breaks.
@@ -84,20 +115,21 @@ struct RuleState {
 
 impl Engine {
     fn new(table: &'static [Rule]) -> Self {
-        let mut problems = Vec::new();
-        let mut rules = Vec::with_capacity(table.len());
-        for (index, rule) in table.iter().enumerate() {
-            match compile(rule, index) {
-                Ok(compiled) => rules.push(compiled),
-                Err(problem) => problems.push(problem),
-            }
-        }
+        let rules: Vec<LazyRule> = table
+            .iter()
+            .enumerate()
+            .map(|(index, rule)| LazyRule {
+                rule,
+                index,
+                compiled: OnceLock::new(),
+            })
+            .collect();
 
         // One automaton pattern per distinct (lower-cased) keyword, shared by its owners.
         let mut patterns: Vec<String> = Vec::new();
         let mut owners: Vec<Vec<usize>> = Vec::new();
-        for (position, compiled) in rules.iter().enumerate() {
-            for keyword in compiled.rule.keywords {
+        for (position, lazy) in rules.iter().enumerate() {
+            for keyword in lazy.rule.keywords {
                 let keyword = keyword.to_ascii_lowercase();
                 let slot = match patterns.iter().position(|p| *p == keyword) {
                     Some(slot) => slot,
@@ -112,20 +144,42 @@ impl Engine {
                 }
             }
         }
-        let keywords = Keywords::new(&patterns)
-            .map_err(|err| problems.push(err))
-            .ok();
+        let (keywords, prefilter_problem) = match Keywords::new(&patterns) {
+            Ok(keywords) => (Some(keywords), None),
+            Err(problem) => (None, Some(problem)),
+        };
 
         Self {
             rules,
             keywords,
             owners,
-            problems,
+            prefilter_problem,
+            problems: OnceLock::new(),
         }
     }
 
     pub(crate) fn problems(&self) -> &[SecretsError] {
-        &self.problems
+        self.problems.get_or_init(|| {
+            let mut problems: Vec<SecretsError> = self
+                .rules
+                .iter()
+                .filter_map(|lazy| {
+                    lazy.compiled
+                        .get_or_init(|| compile(lazy.rule, lazy.index))
+                        .as_ref()
+                        .err()
+                        .cloned()
+                })
+                .collect();
+            problems.extend(self.prefilter_problem.clone());
+            problems
+        })
+    }
+
+    /// Every rule that compiles, compiling them all.
+    #[cfg(test)]
+    fn compiled_rules(&self) -> impl Iterator<Item = &CompiledRule> {
+        self.rules.iter().filter_map(LazyRule::get)
     }
 
     pub(crate) fn find(&self, text: &str) -> Vec<Finding> {
@@ -134,9 +188,9 @@ impl Engine {
         }
         let mut candidates = Vec::new();
         match &self.keywords {
-            Some(keywords) => self.search(keywords, text, &mut candidates),
+            Some(keywords) => self.search_parts(keywords, text, &mut candidates),
             None => {
-                for compiled in &self.rules {
+                for compiled in self.rules.iter().filter_map(LazyRule::get) {
                     let mut locs = compiled.regex.capture_locations();
                     if compiled.rule.anchor == Anchor::Window {
                         scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
@@ -151,10 +205,61 @@ impl Engine {
         collapse(candidates)
     }
 
-    /// Keyword pass: runs anchored rules at once and collects windows for the others, then
-    /// scans the windows.
-    fn search(&self, keywords: &Keywords, text: &str, out: &mut Vec<Candidate>) {
-        let hits = keywords.hits(text);
+    /// Splits a long text into parts searched on several threads. Each part takes the keyword
+    /// occurrences that end inside it and reads the text around them freely, so the union of
+    /// the parts' candidates is what one search finds (duplicates from windows that straddle
+    /// a cut merge in `collapse`).
+    fn search_parts(&self, keywords: &Keywords, text: &str, out: &mut Vec<Candidate>) {
+        let parts = (text.len() / PARALLEL_PART).min(*CORES).min(MAX_PARTS);
+        if parts <= 1 {
+            self.search(keywords, text, 0, text.len(), out);
+            return;
+        }
+        let size = text.len() / parts;
+        let cuts: Vec<usize> = (0..=parts)
+            .map(|part| {
+                if part == parts {
+                    text.len()
+                } else {
+                    part * size
+                }
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            let mut others = Vec::with_capacity(parts - 1);
+            for w in cuts[1..].windows(2) {
+                let (from, to) = (w[0], w[1]);
+                let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                    let mut found = Vec::new();
+                    self.search(keywords, text, from, to, &mut found);
+                    found
+                });
+                match spawned {
+                    Ok(handle) => others.push(handle),
+                    // No thread to be had: search that part here.
+                    Err(_) => self.search(keywords, text, from, to, out),
+                }
+            }
+            self.search(keywords, text, cuts[0], cuts[1], out);
+            for handle in others {
+                match handle.join() {
+                    Ok(found) => out.extend(found),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+        });
+    }
+
+    /// Handles the keyword occurrences ending in `(from, to]`.
+    fn search(
+        &self,
+        keywords: &Keywords,
+        text: &str,
+        from: usize,
+        to: usize,
+        out: &mut Vec<Candidate>,
+    ) {
+        let hits = keywords.hits_in(text, from, to);
         if hits.is_empty() {
             return;
         }
@@ -163,7 +268,9 @@ impl Engine {
         for hit in hits {
             let start = keywords.start_of(hit);
             for &position in &self.owners[hit.pattern] {
-                let compiled = &self.rules[position];
+                let Some(compiled) = self.rules[position].get() else {
+                    continue;
+                };
                 if compiled.rule.assignment && !names_assigned_value(text, hit.end) {
                     continue;
                 }
@@ -190,7 +297,10 @@ impl Engine {
                 anchored(compiled, text, at, locs, out);
             }
         }
-        for (compiled, state) in self.rules.iter().zip(&mut states) {
+        for (lazy, state) in self.rules.iter().zip(&mut states) {
+            let Some(compiled) = lazy.get().filter(|_| !state.windows.is_empty()) else {
+                continue;
+            };
             for &(lo, hi) in &state.windows {
                 let locs = state
                     .locs

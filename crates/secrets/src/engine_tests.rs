@@ -46,7 +46,7 @@ fn anchor_positions(rule: &Rule, text: &str) -> Vec<usize> {
 /// rules are tried at every possible anchor. The windowed search must reproduce this exactly.
 fn find_unfiltered(engine: &Engine, text: &str) -> Vec<Finding> {
     let mut candidates = Vec::new();
-    for compiled in &engine.rules {
+    for compiled in engine.compiled_rules() {
         let mut locs = compiled.regex.capture_locations();
         if compiled.rule.anchor == Anchor::Window {
             scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
@@ -62,7 +62,7 @@ fn find_unfiltered(engine: &Engine, text: &str) -> Vec<Finding> {
 /// Every match of every rule over `text`, as (rule, match start, matched text).
 fn all_matches<'t>(engine: &Engine, text: &'t str) -> Vec<(&'static Rule, usize, &'t str)> {
     let mut out = Vec::new();
-    for compiled in &engine.rules {
+    for compiled in engine.compiled_rules() {
         if compiled.rule.anchor == Anchor::Window {
             for found in compiled.regex.find_iter(text) {
                 out.push((compiled.rule, found.start(), found.as_str()));

@@ -57,30 +57,37 @@ impl Keywords {
     }
 
     /// Every occurrence of every keyword (overlapping ones included), ordered by end position.
+    #[cfg(test)]
     pub(crate) fn hits(&self, text: &str) -> Vec<Hit> {
-        let bytes = text.as_bytes();
+        self.hits_in(text, 0, text.len())
+    }
+
+    /// The occurrences that end in `(from, to]` (overlapping ones included, and ones that start
+    /// before `from`), ordered by end position: disjoint ranges split one search exactly.
+    pub(crate) fn hits_in(&self, text: &str, from: usize, to: usize) -> Vec<Hit> {
+        let bytes = &text.as_bytes()[..to];
         let mut hits = Vec::new();
-        if bytes.len() < MIN_SPLIT_LEN {
-            self.walk(bytes, 0, self.start, &mut hits);
-            return hits;
-        }
-        let lane_len = bytes.len() / LANES;
         let warm = self.dfa.max_pattern_len();
-        let starts: [usize; LANES] = std::array::from_fn(|lane| lane * lane_len);
-        let mut lanes: [Vec<Hit>; LANES] = Default::default();
-        // Replay the bytes before each slice (not reported) so every lane starts in the exact
-        // state a single walk would be in there.
-        let warmed = |from: usize| {
-            bytes[from.saturating_sub(warm)..from]
+        // Replay the bytes before a slice (not reported) so a walk starts in the exact state a
+        // single walk from the start of the text would be in there.
+        let warmed = |at: usize| {
+            bytes[at.saturating_sub(warm)..at]
                 .iter()
                 .fold(self.start, |sid, &byte| {
                     self.dfa.next_state(Anchored::No, sid, byte)
                 })
         };
+        if to - from < MIN_SPLIT_LEN {
+            self.walk(bytes, from, warmed(from), &mut hits);
+            return hits;
+        }
+        let lane_len = (to - from) / LANES;
+        let starts: [usize; LANES] = std::array::from_fn(|lane| from + lane * lane_len);
+        let mut lanes: [Vec<Hit>; LANES] = Default::default();
         let mut sid: [StateID; LANES] = starts.map(warmed);
         // Four independent walks in lockstep; separate slices keep the loop free of bounds
         // checks and the states in registers.
-        let [s0, s1, s2, s3] = starts.map(|from| &bytes[from..from + lane_len]);
+        let [s0, s1, s2, s3] = starts.map(|at| &bytes[at..at + lane_len]);
         let lockstep = s0.iter().zip(s1).zip(s2).zip(s3).enumerate();
         for (step, (((&b0, &b1), &b2), &b3)) in lockstep {
             sid[0] = self.dfa.next_state(Anchored::No, sid[0], b0);

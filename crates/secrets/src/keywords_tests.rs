@@ -70,3 +70,28 @@ fn hit_starts_are_derived_from_keyword_lengths() {
         .collect();
     assert_eq!(spans, vec![(1, 3, 5), (0, 2, 7)]);
 }
+
+#[test]
+fn ranges_split_one_search_exactly() {
+    let patterns: Vec<String> = ["token", "oke", "secret_", "abcabc"]
+        .iter()
+        .map(|p| (*p).to_owned())
+        .collect();
+    let Ok(keywords) = Keywords::new(&patterns) else {
+        panic!("automaton failed to build");
+    };
+    let text = "xx TOKEN secret_ abcabcabc ".repeat(2000);
+    let whole = keywords.hits(&text);
+    // Cuts inside keywords, at lane-size boundaries and in the small-range path.
+    for cuts in [
+        vec![0, 5, text.len()],
+        vec![0, 4, 10, MIN_SPLIT_LEN + 7, text.len() / 2 + 1, text.len()],
+        vec![0, text.len() - 3, text.len()],
+    ] {
+        let split: Vec<Hit> = cuts
+            .windows(2)
+            .flat_map(|w| keywords.hits_in(&text, w[0], w[1]))
+            .collect();
+        assert_eq!(split, whole, "{cuts:?}");
+    }
+}

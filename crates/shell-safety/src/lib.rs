@@ -20,6 +20,7 @@ mod analyzer;
 mod findings;
 mod parser;
 mod paths;
+mod plain;
 mod rules;
 mod safe;
 mod scan;
@@ -28,6 +29,8 @@ mod word;
 mod wrappers;
 
 use std::fmt;
+
+pub use plain::plain_words;
 
 /// The reason text of a confirmation that no destructive rule explains (same text as the
 /// reference `safer_shell`).
