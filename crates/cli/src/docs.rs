@@ -284,14 +284,9 @@ pub(crate) fn agent_files_md() -> String {
         }
         out.push('\n');
     }
-    let events: Vec<String> = tether_config::upstream_fields("hooks")
-        .iter()
-        .map(|e| format!("`{e}`"))
-        .collect();
     let _ = writeln!(
         out,
-        "## Skills\n\n`skills: true` (or a list holding `local`) loads `SKILL.md` files (front matter with `name` and `description`) from `~/.codex/skills` and `~/.agents/skills` (recursive), `~/.claude/skills` (direct children), each `.agents/skills` from the git root down to the working directory, and `./.claude/skills`; a later skill of the same name wins. Other strings of the list keep only the skills so named; objects are inline skills (`name`, `description`, `instructions`; fork-mode fields are not supported yet), and remote sources are not supported yet. The model sees each skill's name, description and supporting files, and reads one with `read_skill` / `read_skill_file` (read-only tools); `/NAME [request]` sends a skill as the prompt. A `SKILL.md` without a name or description is skipped with a warning.\n\n## Hook events not supported yet\n\n{}.",
-        events.join(", ")
+        "## Skills\n\n`skills: true` (or a list holding `local`) loads `SKILL.md` files (front matter with `name` and `description`) from `~/.codex/skills` and `~/.agents/skills` (recursive), `~/.claude/skills` (direct children), each `.agents/skills` from the git root down to the working directory, and `./.claude/skills`; a later skill of the same name wins. Other strings of the list keep only the skills so named; objects are inline skills (`name`, `description`, `instructions`; fork-mode fields are not supported yet), and remote sources are not supported yet. The model sees each skill's name, description and supporting files, and reads one with `read_skill` / `read_skill_file` (read-only tools); `/NAME [request]` sends a skill as the prompt. A `SKILL.md` without a name or description is skipped with a warning."
     );
     out
 }

@@ -153,6 +153,9 @@ fn decide_and_a_real_run_agree_in_every_cell() {
     let rewrite =
         r#"echo "{\"hook_specific_output\":{\"updated_input\":{\"cmd\":\"echo rewritten\"}}}""#;
     let pr_meta = r#"echo "{\"hook_specific_output\":{\"metadata\":{\"risk\":\"high\"}}}""#;
+    let to_rm =
+        r#"echo "{\"hook_specific_output\":{\"updated_input\":{\"cmd\":\"rm -rf build\"}}}""#;
+    let allow_if_rewritten = r#"grep -q rewritten && echo "{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}"; true"#;
     let cmd = json!({"cmd": "echo hi"});
     let cells: Vec<(Cell, String)> = vec![
         (
@@ -211,7 +214,7 @@ fn decide_and_a_real_run_agree_in_every_cell() {
                 tool: "shell",
                 args: cmd.clone(),
                 yolo: true,
-                want: ("allow", "yolo"),
+                want: ("deny", "team_permissions_deny"),
             },
             String::new(),
         ),
@@ -389,11 +392,85 @@ fn decide_and_a_real_run_agree_in_every_cell() {
                 top: "permissions:\n  ask: ['shell']\n",
                 hooks: "",
                 tool: "shell",
-                args: cmd,
+                args: cmd.clone(),
                 yolo: false,
                 want: ("allow", "permission_request_hook_allow"),
             },
             hook("permission_request", "default", allow),
+        ),
+        (
+            Cell {
+                name: "tool_input_transform rewrite meets a deny rule, yolo",
+                top: "permissions:\n  deny: ['shell:cmd=rm*']\n",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: true,
+                want: ("deny", "team_permissions_deny"),
+            },
+            hook("tool_input_transform", "default", to_rm),
+        ),
+        (
+            Cell {
+                name: "pre_tool_use sees the tool_input_transform rewrite",
+                top: "",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: false,
+                want: ("allow", "pre_tool_use_hook_allow"),
+            },
+            hook("tool_input_transform", "default", rewrite)
+                + &hook("pre_tool_use", "default", allow_if_rewritten),
+        ),
+        (
+            Cell {
+                name: "tool_guard deny, yolo",
+                top: "",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: true,
+                want: ("deny", "tool_guard_deny"),
+            },
+            hook("tool_guard", "default", deny),
+        ),
+        (
+            Cell {
+                name: "tool_guard ask, yolo",
+                top: "",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: true,
+                want: ("ask", "tool_guard_ask"),
+            },
+            hook("tool_guard", "default", ask),
+        ),
+        (
+            Cell {
+                name: "tool_guard ask over an allow rule",
+                top: "permissions:\n  allow: ['shell']\n",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: false,
+                want: ("ask", "tool_guard_ask"),
+            },
+            hook("tool_guard", "default", ask),
+        ),
+        (
+            Cell {
+                name: "tool_guard timeout fails closed, yolo",
+                top: "",
+                hooks: "",
+                tool: "think",
+                args: json!({"thought": "x"}),
+                yolo: true,
+                want: ("deny", "tool_guard_deny"),
+            },
+            "      tool_guard:\n        - hooks:\n            - {type: command, command: 'sleep 5', timeout: 1}\n"
+                .to_owned(),
         ),
     ];
     for (cell, hooks) in &cells {

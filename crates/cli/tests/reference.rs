@@ -115,10 +115,10 @@ fn completions_for_each_shell() {
 }
 
 #[test]
-fn hooks_events_lists_all_26_events() {
+fn hooks_events_lists_all_32_events() {
     let out = tether(&["hooks", "events"]);
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 26);
+    assert_eq!(lines.len(), 32);
     assert!(
         lines[0].starts_with("pre_tool_use ") && lines[0].contains("can block"),
         "{}",

@@ -79,6 +79,10 @@ pub struct Agent {
     pub commands: Vec<crate::Command>,
     /// Shown when an interactive session starts.
     pub welcome_message: Option<String>,
+    /// The safety mode the agent's sessions start in, when the user chose none.
+    pub safety: Option<Safety>,
+    /// Where its before_agent_run / after_agent_complete hooks may route.
+    pub routing: Option<AgentRouting>,
     /// Models tried in turn when the agent's model fails.
     pub fallback: Option<Fallback>,
     /// The JSON shape every answer of the agent must take.
@@ -102,6 +106,51 @@ impl Agent {
             .iter()
             .any(|t| t.kind == ToolsetKind::Shell && t.safer)
     }
+}
+
+/// How tool calls no rule or hook decided are approved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Safety {
+    /// Every such call asks, read-only ones included.
+    Strict,
+    /// Read-only calls run; others ask (the default).
+    #[default]
+    Balanced,
+    /// Read-only calls run; others are denied without asking (unattended runs).
+    Restricted,
+    /// Every call runs (`--yolo`); deny rules and `tool_guard` still hold.
+    Autonomous,
+}
+
+impl Safety {
+    pub const NAMES: [&'static str; 4] = ["strict", "balanced", "restricted", "autonomous"];
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "strict" => Self::Strict,
+            "balanced" => Self::Balanced,
+            "restricted" => Self::Restricted,
+            "autonomous" => Self::Autonomous,
+            _ => return None,
+        })
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Strict => "strict",
+            Self::Balanced => "balanced",
+            Self::Restricted => "restricted",
+            Self::Autonomous => "autonomous",
+        }
+    }
+}
+
+/// `routing:` of an agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AgentRouting {
+    pub allowed_agents: Vec<String>,
+    /// Where an uncertain or failed routing decision goes.
+    pub default_agent: Option<String>,
 }
 
 /// `fallback:` of an agent.

@@ -8,7 +8,9 @@
 //! - `session_start`: + `add_environment_info`, + `snapshot`;
 //! - `turn_start`: + `add_date`, + `add_prompt_files`, + `snapshot`;
 //! - `turn_end`: + `snapshot`;
-//! - `pre_tool_use`: + `redact_secrets`, + `safer_shell` on the preempt lane;
+//! - `tool_input_transform`: + `redact_secrets` (arguments are scrubbed before any approval
+//!   step sees them);
+//! - `pre_tool_use`: + `safer_shell` on the preempt lane;
 //! - `before_llm_call`: + `redact_secrets`;
 //! - `tool_response_transform`: + `redact_secrets`, + `limit_large_tool_results` (always; last,
 //!   so a truncated tail is already redacted);
@@ -137,7 +139,7 @@ pub fn effective_hooks(
     }
     if agent.redact_secrets {
         for event in [
-            HookEvent::PreToolUse,
+            HookEvent::ToolInputTransform,
             HookEvent::BeforeLlmCall,
             HookEvent::ToolResponseTransform,
         ] {
@@ -239,7 +241,6 @@ mod tests {
         assert_eq!(
             listing(&cfg),
             [
-                "pre_tool_use builtin redact_secrets [shorthand]",
                 "pre_tool_use builtin safer_shell preempt [shorthand]",
                 "session_start builtin add_environment_info [shorthand]",
                 "session_start builtin snapshot [shorthand]",
@@ -254,6 +255,7 @@ mod tests {
                 "tool_response_transform command rewrite [yaml]",
                 "tool_response_transform builtin redact_secrets [shorthand]",
                 "tool_response_transform builtin limit_large_tool_results [always]",
+                "tool_input_transform builtin redact_secrets [shorthand]",
             ]
         );
     }

@@ -21,8 +21,8 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, ApiConfig, Defer, Fallback, InlineSkill, PostEdit, Script, Skills,
-    StructuredOutput, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, AgentRouting, ApiConfig, Defer, Fallback, InlineSkill, PostEdit, Safety,
+    Script, Skills, StructuredOutput, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};

@@ -49,6 +49,8 @@ pub(crate) struct RawAgent {
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
     pub(crate) readonly: Option<bool>,
+    pub(crate) safety: Option<Spanned<String>>,
+    pub(crate) routing: Option<Spanned<RawAgentRouting>>,
     pub(crate) fallback: Option<Spanned<RawFallback>>,
     pub(crate) structured_output: Option<Spanned<RawStructuredOutput>>,
     pub(crate) skills: Option<Spanned<serde_json::Value>>,
@@ -268,6 +270,15 @@ pub(crate) struct RawProvider {
     pub(crate) track_usage: Option<bool>,
     pub(crate) thinking_budget: Option<Spanned<serde_json::Value>>,
     pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// `routing:` of an agent: where its before_agent_run / after_agent_complete hooks may send
+/// the run.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawAgentRouting {
+    pub(crate) allowed_agents: Option<Vec<Spanned<String>>>,
+    pub(crate) default_agent: Option<Spanned<String>>,
 }
 
 /// `fallback:` of an agent.

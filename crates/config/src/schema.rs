@@ -178,6 +178,16 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Every toolset keeps only the tools that declare themselves read-only.",
     ),
     f(
+        "safety",
+        T::Enum(&["strict", "balanced", "restricted", "autonomous"]),
+        "How calls no rule or hook decided are approved (default `balanced`; `--yolo` is `autonomous`).",
+    ),
+    f(
+        "routing",
+        T::Ref("agent_routing"),
+        "The agents this agent's `before_agent_run` / `after_agent_complete` hook may send the run to.",
+    ),
+    f(
         "fallback",
         T::Ref("fallback"),
         "Models tried in order when the agent's model fails (`on_error` and `notification` hooks see each switch).",
@@ -670,6 +680,19 @@ pub const ROUTING_RULE_FIELDS: &[Field] = &[
     f("examples", T::StringList, "Example requests."),
 ];
 
+pub const AGENT_ROUTING_FIELDS: &[Field] = &[
+    f(
+        "allowed_agents",
+        T::StringList,
+        "Agents of this file a routing hook may pick (not this agent).",
+    ),
+    f(
+        "default_agent",
+        T::String,
+        "Where an uncertain or failed routing decision goes (one of `allowed_agents`).",
+    ),
+];
+
 pub const FALLBACK_FIELDS: &[Field] = &[
     f(
         "models",
@@ -932,6 +955,7 @@ pub fn agent_file_schema() -> Value {
             "provider": object(PROVIDER_FIELDS, &[]),
             "routing_rule": object(ROUTING_RULE_FIELDS, &["model", "examples"]),
             "fallback": object(FALLBACK_FIELDS, &["models"]),
+            "agent_routing": object(AGENT_ROUTING_FIELDS, &["allowed_agents"]),
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
             "script": object(SCRIPT_FIELDS, &["cmd"]),
@@ -977,7 +1001,11 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 17] = [
+        let cases: [(&str, &[Field]); 18] = [
+            (
+                "agents:\n  root:\n    routing: {zzz: 1}\n",
+                AGENT_ROUTING_FIELDS,
+            ),
             (
                 "providers:\n  p:\n    zzz: 1\nagents:\n  root: {}\n",
                 PROVIDER_FIELDS,
@@ -1050,7 +1078,7 @@ mod tests {
     fn the_schema_lists_every_event() {
         let schema = agent_file_schema();
         let events = schema["$defs"]["hooks"]["properties"].as_object().unwrap();
-        assert_eq!(events.len(), 26);
+        assert_eq!(events.len(), 32);
         assert_eq!(
             events["pre_tool_use"]["items"]["$ref"],
             "#/$defs/matcher_entry"

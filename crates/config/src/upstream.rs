@@ -189,17 +189,7 @@ const FIELDS: &[(&str, &[&str])] = &[
             "working_dir",
         ],
     ),
-    (
-        "hooks",
-        &[
-            "after_agent_complete",
-            "before_agent_run",
-            "prompt_file_guard",
-            "skill_content_guard",
-            "tool_guard",
-            "tool_input_transform",
-        ],
-    ),
+    ("hooks", &[]),
     ("matcher", &["hooks", "matcher", "preempt_yolo"]),
     ("fallback", &["cooldown", "models", "retries"]),
 ];
@@ -294,7 +284,7 @@ mod tests {
     #[test]
     fn only_docker_agent_fields_are_upstream() {
         assert!(is_upstream_field("agents.root", "harness"));
-        assert!(is_upstream_field("agents.root.hooks", "tool_guard"));
+        assert!(is_upstream_field("agents.root", "budgets"));
         assert!(!is_upstream_field("agents.root", "harnes"));
         assert!(!is_upstream_field("models.m", "harness"));
     }

@@ -44,6 +44,8 @@ pub struct UserConfig {
     pub permissions: Permissions,
     /// `settings.hooks`, then each drop-in's, in order: run after the agent file's hooks.
     pub hooks: HooksConfig,
+    /// `settings.safety`: the mode for agents that set none.
+    pub safety: Option<crate::agent::Safety>,
     /// Drop-ins that were skipped, and why.
     pub warnings: Vec<String>,
 }
@@ -60,6 +62,7 @@ struct RawUserConfig {
 #[serde(deny_unknown_fields)]
 struct RawSettings {
     snapshot: Option<bool>,
+    safety: Option<Spanned<String>>,
     hooks: Option<RawHooks>,
 }
 
@@ -161,7 +164,20 @@ impl UserConfig {
                 );
             }
         }
-        let (snapshot, raw_hooks) = raw.settings.map_or((None, None), |s| (s.snapshot, s.hooks));
+        let (snapshot, raw_hooks, raw_safety) = raw
+            .settings
+            .map_or((None, None, None), |s| (s.snapshot, s.hooks, s.safety));
+        let safety = raw_safety.and_then(|s| {
+            let parsed = crate::agent::Safety::parse(&s.value);
+            if parsed.is_none() {
+                v.error_hint(
+                    v.origin(&s.referenced, "settings.safety"),
+                    format!("unknown safety mode `{}`", s.value),
+                    format!("use one of {}", crate::agent::Safety::NAMES.join(", ")),
+                );
+            }
+            parsed
+        });
         let mut hooks = raw_hooks
             .map(|h| v.hooks("settings.hooks", h))
             .unwrap_or_default();
@@ -175,6 +191,7 @@ impl UserConfig {
             model: raw.model.map(|m| m.value),
             permissions,
             hooks,
+            safety,
             warnings: Vec::new(),
         })
     }

@@ -42,6 +42,10 @@ pub struct AgentRuntime {
     pub handoffs: Vec<String>,
     /// The agent every natural stop hands off to.
     pub force_handoff: Option<String>,
+    /// How calls no rule or hook decided are approved.
+    pub safety: tether_config::Safety,
+    /// `routing:` (before_agent_run / after_agent_complete targets).
+    pub routing: Option<tether_config::AgentRouting>,
     /// `fallback:` models.
     pub(crate) fallback: Option<FallbackChain>,
     /// `skills:`, for `/NAME`.

@@ -2,13 +2,18 @@
 //! and `tether hooks decide` use it, so they cannot disagree. The steps, in order (see
 //! docs/design.md, "The approval ladder"):
 //!
-//! 1. the preempt lane of `pre_tool_use` (runs even under `--yolo`; deny ends here, ask goes
-//!    straight to the user),
-//! 2. `--yolo` (or "all" answered earlier), then the session's and the team's permissions,
-//! 3. the default lane of `pre_tool_use` (its `updated_input` rewrites the call),
-//! 4. the tool's read-only hint,
-//! 5. `permission_request` hooks, answering for the user,
-//! 6. the user.
+//! 1. `tool_input_transform` hooks rewrite the arguments, one after another (under `--yolo`
+//!    too); every later step sees the rewritten call,
+//! 2. `tool_guard` hooks: deny ends here in every mode; ask makes any later allow a question,
+//! 3. the preempt lane of `pre_tool_use` (deny ends here, ask goes straight to the user),
+//! 4. permission rules: deny (it holds under `--yolo`), the session's and the team's allows,
+//!    then ask,
+//! 5. the safety mode: `--yolo` and `autonomous` approve,
+//! 6. the default lane of `pre_tool_use` (its `updated_input` rewrites the call),
+//! 7. the tool's read-only hint (not in `strict` mode),
+//! 8. `restricted` mode denies what nothing allowed,
+//! 9. `permission_request` hooks, answering for the user,
+//! 10. the user.
 //!
 //! The runtime fires `on_tool_approval_decision` with the ladder's source, and asks the user
 //! when the ladder says ask.
@@ -17,7 +22,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tether_config::PermissionVerdict;
+use tether_config::{PermissionVerdict, Safety};
 use tether_hooks::HookResult;
 use tether_hooks::events::{PermissionRequestOutcome, PreToolUseOutcome, ToolVerdict};
 use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent, ToolCall};
@@ -211,10 +216,6 @@ impl Runtime {
 
     /// The approval ladder (see the module doc). Runs every hook the decision needs, never
     /// the tool and never a prompt.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "the ladder reads best as one flat sequence of steps"
-    )]
     pub(crate) async fn ladder(
         &self,
         agent: &AgentRuntime,
@@ -247,11 +248,96 @@ impl Runtime {
             cancel,
         };
 
-        // 1. The preempt lane.
+        // 1. tool_input_transform: rewrites the arguments every later step sees (--yolo too).
+        if agent
+            .executor
+            .has(HookEvent::ToolInputTransform, Lane::Default)
+        {
+            let input = self.tool_input(agent, session, call, target, &v.arguments);
+            let r = self
+                .step(
+                    &at,
+                    HookEvent::ToolInputTransform,
+                    Lane::Default,
+                    input,
+                    &mut v,
+                )
+                .await;
+            if let Some(updates) = &r.updated_input {
+                for (k, value) in updates {
+                    v.arguments.insert(k.clone(), value.clone());
+                }
+            }
+            if !r.allowed {
+                let reason = r.message.clone();
+                let denial = with_reason(
+                    "The tool call was rejected by a tool_input_transform hook.",
+                    &reason,
+                );
+                let hook = r.blocking_hook();
+                return v.denied_by(
+                    "tool_input_transform",
+                    "tool_input_transform_hook_deny",
+                    reason,
+                    hook,
+                    denial,
+                );
+            }
+        }
+        // 2. tool_guard: its deny holds under every mode; its ask forces a confirmation.
+        let mut guard_ask = false;
+        if agent.executor.has(HookEvent::ToolGuard, Lane::Default) {
+            let input = self.tool_input(agent, session, call, target, &v.arguments);
+            let r = self
+                .step(&at, HookEvent::ToolGuard, Lane::Default, input, &mut v)
+                .await;
+            let o = PreToolUseOutcome::of(&r);
+            match o.verdict {
+                ToolVerdict::Deny { reason, hook } => {
+                    let denial =
+                        with_reason("The tool call was rejected by a tool_guard hook.", &reason);
+                    return v.denied_by("tool_guard", "tool_guard_deny", reason, hook, denial);
+                }
+                ToolVerdict::Ask => {
+                    guard_ask = true;
+                    v.metadata.extend(o.metadata);
+                }
+                ToolVerdict::Allow | ToolVerdict::Pass => {}
+            }
+        }
+        let v = self
+            .ladder_rest(agent, session, call, target, &at, names, v)
+            .await;
+        // A tool_guard ask turns every allow into a question for the user.
+        if guard_ask && v.decision == Decision::Allow {
+            return v.end(Decision::Ask, "tool_guard_ask");
+        }
+        v
+    }
+
+    /// The ladder after the guards: preempt lane, permission rules, safety mode,
+    /// `pre_tool_use`, read-only hint, `permission_request`.
+    #[expect(
+        clippy::too_many_lines,
+        clippy::too_many_arguments,
+        reason = "the ladder reads best as one flat sequence of steps"
+    )]
+    async fn ladder_rest(
+        &self,
+        agent: &AgentRuntime,
+        session: &Session,
+        call: &ToolCall,
+        target: Target<'_>,
+        at: &Step<'_>,
+        names: &[&str],
+        mut v: Verdict,
+    ) -> Verdict {
+        let name = call.function.name.as_str();
+        // 3. The preempt lane.
         if agent.executor.has(HookEvent::PreToolUse, Lane::Preempt) {
             let input = self.tool_input(agent, session, call, target, &v.arguments);
             let r = self
-                .step(&at, HookEvent::PreToolUse, Lane::Preempt, input, &mut v)
+                .step(at, HookEvent::PreToolUse, Lane::Preempt, input, &mut v)
                 .await;
             let o = PreToolUseOutcome::of(&r);
             match o.verdict {
@@ -269,16 +355,18 @@ impl Runtime {
                     );
                 }
                 ToolVerdict::Ask => {
-                    v.metadata = o.metadata;
+                    v.metadata.extend(o.metadata);
                     return v.end(Decision::Ask, "preempt_hook_ask");
                 }
                 ToolVerdict::Allow | ToolVerdict::Pass => {}
             }
         }
-
-        // 2. --yolo, then the session's permissions, then the team's.
-        if session.tools_approved {
-            return v.end(Decision::Allow, "yolo");
+        // 4. Permission rules: deny first (it holds under --yolo), then the session's and the
+        // team's allows, then ask.
+        let rules = self.permissions.check_names(names, &v.arguments);
+        if rules == Some(PermissionVerdict::Deny) {
+            let denial = format!("Tool '{name}' is denied by permissions configuration.");
+            return v.deny("team_permissions_deny", String::new(), denial, None);
         }
         if session
             .approved_tools
@@ -287,25 +375,26 @@ impl Runtime {
         {
             return v.end(Decision::Allow, "session_permissions_allow");
         }
-        let mut ask: Option<&'static str> = None;
-        match self.permissions.check_names(names, &v.arguments) {
-            Some(PermissionVerdict::Deny) => {
-                let denial = format!("Tool '{name}' is denied by permissions configuration.");
-                return v.deny("team_permissions_deny", String::new(), denial, None);
-            }
-            Some(PermissionVerdict::Allow) => {
-                return v.end(Decision::Allow, "team_permissions_allow");
-            }
-            Some(PermissionVerdict::Ask) => ask = Some("team_permissions_ask"),
-            None => {}
+        if rules == Some(PermissionVerdict::Allow) {
+            return v.end(Decision::Allow, "team_permissions_allow");
         }
-
+        let mut ask: Option<&'static str> =
+            (rules == Some(PermissionVerdict::Ask)).then_some("team_permissions_ask");
+        // 5. The safety mode: --yolo ("all" answered earlier) and `autonomous` approve.
         if ask.is_none() {
-            // 3. The default lane (read-only tools reach it too).
+            if session.tools_approved {
+                return v.end(Decision::Allow, "yolo");
+            }
+            if agent.safety == Safety::Autonomous {
+                return v.end(Decision::Allow, "safety_autonomous");
+            }
+        }
+        if ask.is_none() {
+            // 6. The default lane (read-only tools reach it too).
             if agent.executor.has(HookEvent::PreToolUse, Lane::Default) {
                 let input = self.tool_input(agent, session, call, target, &v.arguments);
                 let r = self
-                    .step(&at, HookEvent::PreToolUse, Lane::Default, input, &mut v)
+                    .step(at, HookEvent::PreToolUse, Lane::Default, input, &mut v)
                     .await;
                 let o = PreToolUseOutcome::of(&r);
                 o.apply(&mut v.arguments);
@@ -325,17 +414,24 @@ impl Runtime {
                     ToolVerdict::Pass => {}
                 }
             }
-            // 4. Read-only tools need no confirmation.
-            if ask.is_none() && target.def.read_only {
+            // 7. Read-only tools need no confirmation (except in `strict` mode).
+            if ask.is_none() && target.def.read_only && agent.safety != Safety::Strict {
                 return v.end(Decision::Allow, "readonly_hint");
             }
         }
+        // 8. `restricted`: nobody is asked; what nothing allowed is denied.
+        if agent.safety == Safety::Restricted {
+            let denial = format!(
+                "Tool '{name}' is not allowed in restricted mode: only read-only tools and calls a rule or hook allows run."
+            );
+            return v.deny("safety_restricted_deny", String::new(), denial, None);
+        }
 
-        // 5. permission_request hooks may answer for the user.
+        // 9. permission_request hooks may answer for the user.
         let input = self.tool_input(agent, session, call, target, &v.arguments);
         let r = self
             .step(
-                &at,
+                at,
                 HookEvent::PermissionRequest,
                 Lane::Default,
                 input,
@@ -359,7 +455,7 @@ impl Runtime {
             }
             ToolVerdict::Allow => v.end(Decision::Allow, "permission_request_hook_allow"),
             ToolVerdict::Ask | ToolVerdict::Pass => {
-                v.metadata = o.metadata;
+                v.metadata.extend(o.metadata);
                 v.end(Decision::Ask, ask.unwrap_or("user_confirmation"))
             }
         }

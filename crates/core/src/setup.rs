@@ -45,6 +45,8 @@ pub enum SetupError {
 pub struct RuntimeOptions {
     /// The project directory: tools and hooks run here; hook Inputs carry it as `cwd`.
     pub working_dir: PathBuf,
+    /// The user config's safety mode, for agents that set none.
+    pub default_safety: Option<tether_config::Safety>,
     /// The user config's hooks (`settings.hooks`, `hooks.d/`), after every agent's own.
     pub global_hooks: tether_config::HooksConfig,
     /// `--hook-*` flags, appended to every agent's hooks.
@@ -82,6 +84,7 @@ impl RuntimeOptions {
     pub fn new(working_dir: impl Into<PathBuf>) -> Self {
         Self {
             working_dir: working_dir.into(),
+            default_safety: None,
             global_hooks: tether_config::HooksConfig::default(),
             cli_hooks: CliHooks::default(),
             inject: InjectOptions::default(),
@@ -515,6 +518,8 @@ pub fn build_runtime(
             force_handoff: agent.force_handoff.clone(),
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
+            safety: agent.safety.or(opts.default_safety).unwrap_or_default(),
+            routing: agent.routing.clone(),
             fallback,
             skills,
             response_schema: agent.structured_output.as_ref().map(|o| ResponseSchema {

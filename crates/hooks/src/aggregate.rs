@@ -226,10 +226,13 @@ fn apply_output(
                 Some(PermissionDecision::Ask) | None => {}
             }
         }
-        if tool_decisions
-            && lane == Lane::Default
-            && let Some(updates) = &h.updated_input
-        {
+        if decision == Some(PermissionDecision::Allow) {
+            r.explicit_allows += 1;
+        }
+        // tool_guard and the content guards ignore rewrites: tool_input_transform makes them.
+        let rewrites = (event == HookEvent::PreToolUse && lane == Lane::Default)
+            || reads == SpecificOutput::InputRewrite;
+        if rewrites && let Some(updates) = &h.updated_input {
             let merged = r.updated_input.get_or_insert_with(Default::default);
             for (k, v) in updates {
                 merged.insert(k.clone(), v.clone());
@@ -245,7 +248,14 @@ fn apply_output(
             // Rewrites chain (see dispatcher): the last one already includes the earlier ones.
             r.updated_messages = Some(m.clone());
         }
-        if (reads == SpecificOutput::PermissionAnswer || lane == Lane::Preempt)
+        if reads == SpecificOutput::Transition
+            && let Some(t) = &h.transition
+        {
+            r.transition = Some(t.clone());
+        }
+        if (reads == SpecificOutput::PermissionAnswer
+            || lane == Lane::Preempt
+            || event == HookEvent::ToolGuard)
             && let Some(meta) = &h.metadata
         {
             r.metadata

@@ -264,7 +264,9 @@ impl Executor {
         }
         let runs = if matches!(
             event,
-            HookEvent::ToolResponseTransform | HookEvent::BeforeLlmCall
+            HookEvent::ToolResponseTransform
+                | HookEvent::BeforeLlmCall
+                | HookEvent::ToolInputTransform
         ) {
             self.run_chain(event, lane, &hooks, input, cancel).await
         } else {
@@ -342,6 +344,16 @@ impl Executor {
                 }
                 if let Some(m) = h.updated_messages.as_ref().filter(|m| !m.is_empty()) {
                     input.messages.clone_from(m);
+                    payloads = Payloads::default();
+                }
+                // tool_input_transform: the next hook sees the arguments rewritten so far.
+                if event == HookEvent::ToolInputTransform
+                    && let Some(updates) = h.updated_input.as_ref().filter(|u| !u.is_empty())
+                {
+                    let args = input.tool_input.get_or_insert_with(Default::default);
+                    for (k, v) in updates {
+                        args.insert(k.clone(), v.clone());
+                    }
                     payloads = Payloads::default();
                 }
             }

@@ -146,6 +146,7 @@ mod tests {
                     updated_messages: Some(vec![Message::user("hi")]),
                     updated_tool_response: Some(String::new()),
                     metadata: Some(BTreeMap::from([("risk".to_owned(), "high".to_owned())])),
+                    transition: None,
                 })),
             }
         );

@@ -136,6 +136,11 @@ pub struct HookResult {
     pub decision_reason: String,
     /// A permission_request hook answered `allow`.
     pub permission_allowed: bool,
+    /// How many hooks answered `permission_decision: allow` (the content guards need every
+    /// hook's).
+    pub explicit_allows: usize,
+    /// before_agent_run / after_agent_complete: the last hook's `transition`.
+    pub transition: Option<tether_protocol::Transition>,
     /// Block and deny messages, joined with `\n`.
     pub message: String,
     /// Contexts, joined with `\n`, in config order.
@@ -170,6 +175,8 @@ impl HookResult {
             decision: None,
             decision_reason: String::new(),
             permission_allowed: false,
+            explicit_allows: 0,
+            transition: None,
             message: String::new(),
             additional_context: String::new(),
             system_message: String::new(),
@@ -208,6 +215,7 @@ impl HookResult {
             preempt.decision_reason = default.decision_reason;
         }
         preempt.permission_allowed |= default.permission_allowed;
+        preempt.explicit_allows += default.explicit_allows;
         join_into(&mut preempt.message, &default.message);
         join_into(&mut preempt.additional_context, &default.additional_context);
         join_into(&mut preempt.system_message, &default.system_message);

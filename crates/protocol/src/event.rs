@@ -42,6 +42,12 @@ pub enum HookEvent {
     AfterCompaction,
     ToolResponseTransform,
     WorktreeCreate,
+    ToolInputTransform,
+    ToolGuard,
+    BeforeAgentRun,
+    AfterAgentComplete,
+    PromptFileGuard,
+    SkillContentGuard,
 }
 
 /// Where the `additional_context` (or plain stdout) of an event ends up.
@@ -77,6 +83,10 @@ pub enum SpecificOutput {
     Messages,
     /// `updated_tool_response`, replacing the tool's output.
     ToolResponse,
+    /// `updated_input` only (tool_input_transform): verdicts belong on tool_guard.
+    InputRewrite,
+    /// `transition` (`{action: route, agent}`) to another agent.
+    Transition,
     Nothing,
 }
 
@@ -100,8 +110,8 @@ impl Lane {
 }
 
 impl HookEvent {
-    /// All 26 events, in validation order.
-    pub const ALL: [Self; 26] = [
+    /// All 32 events, in validation order.
+    pub const ALL: [Self; 32] = [
         Self::PreToolUse,
         Self::PostToolUse,
         Self::PermissionRequest,
@@ -128,6 +138,12 @@ impl HookEvent {
         Self::AfterCompaction,
         Self::ToolResponseTransform,
         Self::WorktreeCreate,
+        Self::ToolInputTransform,
+        Self::ToolGuard,
+        Self::BeforeAgentRun,
+        Self::AfterAgentComplete,
+        Self::PromptFileGuard,
+        Self::SkillContentGuard,
     ];
 
     /// Position in [`HookEvent::ALL`]; used to index per-event tables.
@@ -164,6 +180,12 @@ impl HookEvent {
             Self::AfterCompaction => "after_compaction",
             Self::ToolResponseTransform => "tool_response_transform",
             Self::WorktreeCreate => "worktree_create",
+            Self::ToolInputTransform => "tool_input_transform",
+            Self::ToolGuard => "tool_guard",
+            Self::BeforeAgentRun => "before_agent_run",
+            Self::AfterAgentComplete => "after_agent_complete",
+            Self::PromptFileGuard => "prompt_file_guard",
+            Self::SkillContentGuard => "skill_content_guard",
         }
     }
 
@@ -174,7 +196,9 @@ impl HookEvent {
             Self::PreToolUse
             | Self::PostToolUse
             | Self::PermissionRequest
-            | Self::ToolResponseTransform => true,
+            | Self::ToolResponseTransform
+            | Self::ToolInputTransform
+            | Self::ToolGuard => true,
             Self::SessionStart
             | Self::UserPromptSubmit
             | Self::UserSteeringMessagesSubmit
@@ -196,7 +220,11 @@ impl HookEvent {
             | Self::OnToolApprovalDecision
             | Self::BeforeCompaction
             | Self::AfterCompaction
-            | Self::WorktreeCreate => false,
+            | Self::WorktreeCreate
+            | Self::BeforeAgentRun
+            | Self::AfterAgentComplete
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => false,
         }
     }
 
@@ -212,7 +240,13 @@ impl HookEvent {
             | Self::BeforeLlmCall
             | Self::PreCompact
             | Self::BeforeCompaction
-            | Self::WorktreeCreate => true,
+            | Self::WorktreeCreate
+            | Self::ToolInputTransform
+            | Self::ToolGuard
+            | Self::BeforeAgentRun
+            | Self::AfterAgentComplete
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => true,
             Self::SessionStart
             | Self::TurnStart
             | Self::TurnEnd
@@ -236,8 +270,14 @@ impl HookEvent {
     /// whatever its `on_error` says.
     pub const fn fails_closed(self) -> bool {
         match self {
-            Self::PreToolUse => true,
-            Self::PostToolUse
+            Self::PreToolUse
+            | Self::ToolGuard
+            | Self::BeforeAgentRun
+            | Self::AfterAgentComplete
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => true,
+            Self::ToolInputTransform
+            | Self::PostToolUse
             | Self::PermissionRequest
             | Self::SessionStart
             | Self::UserPromptSubmit
@@ -268,7 +308,12 @@ impl HookEvent {
     /// What the event reads from `hook_specific_output` besides `additional_context`.
     pub const fn specific_output(self) -> SpecificOutput {
         match self {
-            Self::PreToolUse => SpecificOutput::ToolDecision,
+            Self::PreToolUse
+            | Self::ToolGuard
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => SpecificOutput::ToolDecision,
+            Self::ToolInputTransform => SpecificOutput::InputRewrite,
+            Self::BeforeAgentRun | Self::AfterAgentComplete => SpecificOutput::Transition,
             Self::PermissionRequest => SpecificOutput::PermissionAnswer,
             Self::BeforeCompaction => SpecificOutput::Summary,
             Self::BeforeLlmCall => SpecificOutput::Messages,
@@ -335,7 +380,13 @@ impl HookEvent {
             | Self::OnToolApprovalDecision
             | Self::BeforeCompaction
             | Self::AfterCompaction
-            | Self::ToolResponseTransform => false,
+            | Self::ToolResponseTransform
+            | Self::ToolInputTransform
+            | Self::ToolGuard
+            | Self::BeforeAgentRun
+            | Self::AfterAgentComplete
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => false,
         }
     }
 
@@ -366,7 +417,13 @@ impl HookEvent {
             | Self::OnToolApprovalDecision
             | Self::BeforeCompaction
             | Self::AfterCompaction
-            | Self::ToolResponseTransform => ContextLifetime::Ignored,
+            | Self::ToolResponseTransform
+            | Self::ToolInputTransform
+            | Self::ToolGuard
+            | Self::BeforeAgentRun
+            | Self::AfterAgentComplete
+            | Self::PromptFileGuard
+            | Self::SkillContentGuard => ContextLifetime::Ignored,
         }
     }
 
@@ -403,6 +460,24 @@ impl HookEvent {
                 "between a tool's execution and the recording of its result; can rewrite it"
             }
             Self::WorktreeCreate => "after `--worktree` created a git worktree, before the session",
+            Self::ToolInputTransform => {
+                "before every tool call, ahead of every approval step; rewrites its arguments, one hook after another"
+            }
+            Self::ToolGuard => {
+                "after tool_input_transform, before every approval step; its deny holds even under --yolo, its ask forces a confirmation"
+            }
+            Self::BeforeAgentRun => {
+                "once per agent activation, before its first model call; can route the request to another agent"
+            }
+            Self::AfterAgentComplete => {
+                "after an agent completes its answer; can hand the conversation to another agent"
+            }
+            Self::PromptFileGuard => {
+                "before a prompt file's text enters the context; every hook must allow it"
+            }
+            Self::SkillContentGuard => {
+                "before a skill's text is given to the model; every hook must allow it"
+            }
         }
     }
 
@@ -476,6 +551,13 @@ impl HookEvent {
                 "summary",
             ],
             Self::WorktreeCreate => &["worktree_path", "worktree_branch", "worktree_source_dir"],
+            Self::ToolInputTransform | Self::ToolGuard => {
+                &["tool_category", "tool_name", "tool_use_id", "tool_input"]
+            }
+            Self::BeforeAgentRun => &["prompt"],
+            Self::AfterAgentComplete => &["stop_response", "last_user_message"],
+            Self::PromptFileGuard => &["prompt_file", "prompt_file_content"],
+            Self::SkillContentGuard => &["skill_name", "skill_content"],
         }
     }
 
@@ -535,7 +617,9 @@ mod tests {
                 HookEvent::PreToolUse,
                 HookEvent::PostToolUse,
                 HookEvent::PermissionRequest,
-                HookEvent::ToolResponseTransform
+                HookEvent::ToolResponseTransform,
+                HookEvent::ToolInputTransform,
+                HookEvent::ToolGuard
             ]
         );
     }
@@ -559,18 +643,34 @@ mod tests {
                 "before_llm_call",
                 "pre_compact",
                 "before_compaction",
-                "worktree_create"
+                "worktree_create",
+                "tool_input_transform",
+                "tool_guard",
+                "before_agent_run",
+                "after_agent_complete",
+                "prompt_file_guard",
+                "skill_content_guard"
             ]
         );
     }
 
     #[test]
-    fn only_pre_tool_use_fails_closed() {
+    fn the_guarding_events_fail_closed() {
         let closed: Vec<_> = HookEvent::ALL
             .into_iter()
             .filter(|e| e.fails_closed())
             .collect();
-        assert_eq!(closed, [HookEvent::PreToolUse]);
+        assert_eq!(
+            closed,
+            [
+                HookEvent::PreToolUse,
+                HookEvent::ToolGuard,
+                HookEvent::BeforeAgentRun,
+                HookEvent::AfterAgentComplete,
+                HookEvent::PromptFileGuard,
+                HookEvent::SkillContentGuard
+            ]
+        );
     }
 
     #[test]

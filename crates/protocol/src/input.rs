@@ -117,6 +117,16 @@ pub struct HookInput {
     pub worktree_branch: String,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub worktree_source_dir: String,
+    /// `prompt_file_guard`: the file's path and text.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub prompt_file: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub prompt_file_content: String,
+    /// `skill_content_guard`: the skill and its text.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub skill_name: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub skill_content: String,
     /// In-process only (never sent to command hooks): a file holding the tool's full output
     /// when `tool_response` is only its tail (huge outputs are spooled to disk).
     #[serde(skip)]

@@ -65,6 +65,20 @@ pub struct HookSpecificOutput {
     /// Annotations for the confirmation prompt (permission_request, preempt lane).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<BTreeMap<String, String>>,
+    /// before_agent_run, after_agent_complete: `{action: route, agent}` moves the run to
+    /// another agent; `{action: default}` to the agent's `routing.default_agent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transition: Option<Transition>,
+}
+
+/// A hook's routing answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Transition {
+    /// `route` or `default`.
+    pub action: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub agent: String,
 }
 
 impl HookOutput {

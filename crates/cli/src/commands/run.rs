@@ -269,6 +269,7 @@ pub(crate) fn build(
     let mut opts = RuntimeOptions::new(working_dir);
     opts.store = store;
     opts.inject.snapshot = user.snapshot;
+    opts.default_safety = user.safety;
     opts.global_hooks = user.hooks.clone();
     opts.default_model = user.model;
     opts.global_permissions = user.permissions;

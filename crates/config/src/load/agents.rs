@@ -4,13 +4,16 @@ use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
 use crate::agent::{
-    Agent, AgentFile, Defer, InlineSkill, Skills, StructuredOutput, Toolset, ToolsetKind,
-    UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, AgentRouting, Defer, InlineSkill, Safety, Skills, StructuredOutput, Toolset,
+    ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
-use crate::raw::{RawAgent, RawDefer, RawPermissions, RawStructuredOutput, RawToolset};
+use crate::raw::{
+    RawAgent, RawAgentRouting, RawDefer, RawPermissions, RawStructuredOutput, RawToolset,
+};
+use tether_protocol::HookEvent;
 
 use super::Validator;
 
@@ -111,6 +114,25 @@ impl Validator<'_> {
             self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
         }
         let fallback = a.fallback.map(|f| self.fallback(&path, f, file));
+        let safety = a.safety.and_then(|s| {
+            let parsed = Safety::parse(&s.value);
+            if parsed.is_none() {
+                self.error_hint(
+                    self.origin(&s.referenced, format!("{path}.safety")),
+                    format!("unknown safety mode `{}`", s.value),
+                    format!("use one of {}", Safety::NAMES.join(", ")),
+                );
+            }
+            parsed
+        });
+        let routing = a.routing.map(|r| self.agent_routing(&path, name, r, names));
+        self.routing_hooks(
+            &path,
+            &hooks,
+            routing.as_ref(),
+            force_handoff.is_some(),
+            &origin,
+        );
         let structured_output = a
             .structured_output
             .and_then(|o| self.structured_output(&path, o));
@@ -141,6 +163,8 @@ impl Validator<'_> {
             redact_secrets: a.redact_secrets.unwrap_or(false),
             commands,
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
+            safety,
+            routing,
             fallback,
             structured_output,
             skills,
@@ -206,6 +230,87 @@ impl Validator<'_> {
                 })
             }
             (None, None) => String::new(),
+        }
+    }
+
+    fn agent_routing(
+        &mut self,
+        path: &str,
+        name: &str,
+        raw: Spanned<RawAgentRouting>,
+        names: &[String],
+    ) -> AgentRouting {
+        let path = format!("{path}.routing");
+        let r = raw.value;
+        let mut allowed = Vec::new();
+        for (i, a) in r.allowed_agents.unwrap_or_default().into_iter().enumerate() {
+            let at = self.origin(&a.referenced, format!("{path}.allowed_agents[{i}]"));
+            if a.value == name {
+                self.error(at, "an agent cannot route to itself");
+            } else if !names.contains(&a.value) {
+                self.error(
+                    at,
+                    format!("unknown agent `{}` (agents: {})", a.value, names.join(", ")),
+                );
+            }
+            allowed.push(a.value);
+        }
+        if allowed.is_empty() {
+            self.error(
+                self.origin(&raw.referenced, &path),
+                "routing needs `allowed_agents`: the agents its hooks may send the run to",
+            );
+        }
+        let default_agent = r.default_agent.map(|d| {
+            if !allowed.contains(&d.value) {
+                self.error(
+                    self.origin(&d.referenced, format!("{path}.default_agent")),
+                    format!("default_agent `{}` must be one of allowed_agents", d.value),
+                );
+            }
+            d.value
+        });
+        AgentRouting {
+            allowed_agents: allowed,
+            default_agent,
+        }
+    }
+
+    /// before_agent_run / after_agent_complete: one hook each, and only with `routing:`.
+    fn routing_hooks(
+        &mut self,
+        path: &str,
+        hooks: &HooksConfig,
+        routing: Option<&AgentRouting>,
+        force_handoff: bool,
+        origin: &crate::diagnostic::Origin,
+    ) {
+        for event in [HookEvent::BeforeAgentRun, HookEvent::AfterAgentComplete] {
+            let defs: Vec<_> = hooks
+                .entries(event)
+                .iter()
+                .flat_map(|e| e.hooks.iter())
+                .collect();
+            let Some(first) = defs.first() else { continue };
+            if defs.len() > 1 {
+                self.error(
+                    defs[1].origin.clone(),
+                    format!("an agent takes at most one `{event}` hook"),
+                );
+            }
+            if routing.is_none() {
+                self.error_hint(
+                    first.origin.clone(),
+                    format!("`{event}` needs the agent's `routing:`"),
+                    format!("add `routing: {{allowed_agents: [...]}}` to {path}"),
+                );
+            }
+            if event == HookEvent::AfterAgentComplete && force_handoff {
+                self.error(
+                    origin.clone(),
+                    "`after_agent_complete` cannot be combined with `force_handoff`",
+                );
+            }
         }
     }
 

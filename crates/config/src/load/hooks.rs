@@ -69,6 +69,17 @@ impl Validator<'_> {
                 }
             },
         };
+        if entry.preempt_yolo == Some(true) && !event.has_preempt_lane() {
+            let why = if matches!(event, HookEvent::ToolInputTransform | HookEvent::ToolGuard) {
+                format!("`{event}` always runs before every approval step, `--yolo` included")
+            } else {
+                "only pre_tool_use has a preempt lane".to_owned()
+            };
+            self.error(
+                origin.clone(),
+                format!("`preempt_yolo` does not apply to `{event}`: {why}"),
+            );
+        }
         let defs = entry.hooks.unwrap_or_default();
         if defs.is_empty() {
             self.error(origin, "at least one hook is required");

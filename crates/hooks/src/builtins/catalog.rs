@@ -82,7 +82,7 @@ pub const CATALOG: &[BuiltinDoc] = &[
     ),
     doc(
         "redact_secrets",
-        "pre_tool_use, before_llm_call, tool_response_transform",
+        "tool_input_transform, pre_tool_use, before_llm_call, tool_response_transform",
         "none",
         "Replaces secrets with `[REDACTED]` in tool arguments (only changed keys, merged onto the call's), outgoing messages, and tool output.",
     ),

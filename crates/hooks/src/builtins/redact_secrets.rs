@@ -80,7 +80,7 @@ impl Builtin for RedactSecrets {
         Box::pin(async move {
             let input = call.input;
             let out = match call.event {
-                HookEvent::PreToolUse => {
+                HookEvent::PreToolUse | HookEvent::ToolInputTransform => {
                     let Some(args) = &input.tool_input else {
                         return Ok(None);
                     };
