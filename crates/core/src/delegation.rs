@@ -24,7 +24,7 @@ pub(crate) const HANDOFF: &str = "handoff";
 /// The implicit user message of a child session.
 const PROCEED: &str = "Please proceed.";
 /// The implicit user message after a forced handoff.
-const FORCED_CONTINUE: &str = "Please continue from here.";
+pub(crate) const FORCED_CONTINUE: &str = "Please continue from here.";
 
 pub(crate) fn transfer_task_definition(sub_agents: &[String]) -> ToolDefinition {
     ToolDefinition {

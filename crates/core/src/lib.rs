@@ -17,6 +17,7 @@ mod model_picker;
 mod model_runner;
 mod persistence;
 mod queues;
+mod routing;
 mod run;
 mod session;
 mod setup;

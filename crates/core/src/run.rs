@@ -9,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::loop_detector::LoopDetector;
+use crate::routing::Route;
 use crate::session::Session;
 use crate::setup::Runtime;
 
@@ -249,11 +250,40 @@ impl Runtime {
             }
         }
         let mut shown_agent = String::new();
+        let mut activated = String::new();
+        let mut routes = 0;
         loop {
             let agent = match self.current(session) {
                 Ok(a) => a,
                 Err(reason) => return stop(reason),
             };
+            // A new activation: its before_agent_run hook may route the run elsewhere.
+            if activated != agent.name {
+                agent.name.clone_into(&mut activated);
+                let mut input = self.input(&agent, &session.id);
+                input.prompt = session.last_user_message();
+                match self
+                    .route(&agent, session, HookEvent::BeforeAgentRun, input, cancel)
+                    .await
+                {
+                    Route::Stay => {}
+                    Route::Stop(reason) => return stop(reason),
+                    Route::To(target) => {
+                        routes += 1;
+                        if routes > crate::routing::MAX_ROUTES {
+                            let message = format!(
+                                "routing hooks moved the run {} times in a row; stopping",
+                                crate::routing::MAX_ROUTES
+                            );
+                            return stop(self.fail(&agent, &session.id, "routing_loop", message).await);
+                        }
+                        self.agent_switch(&agent, &session.id, &agent, &target, "route")
+                            .await;
+                        session.agent = target;
+                        continue;
+                    }
+                }
+            }
             if shown_agent != agent.name {
                 agent.name.clone_into(&mut shown_agent);
                 self.emit(

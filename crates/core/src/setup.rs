@@ -298,6 +298,9 @@ fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
             stack.extend(a.sub_agents.iter().cloned());
             stack.extend(a.handoffs.iter().cloned());
             stack.extend(a.force_handoff.iter().cloned());
+            if let Some(r) = &a.routing {
+                stack.extend(r.allowed_agents.iter().cloned());
+            }
         }
         order.push(name);
     }

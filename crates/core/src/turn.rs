@@ -183,7 +183,7 @@ impl Runtime {
 
         if calls.is_empty() {
             let mut input = self.input(agent, &session.id);
-            input.stop_response = text;
+            input.stop_response.clone_from(&text);
             input.last_user_message = session.last_user_message();
             input.stop_hook_active = state.stop_continuations > 0;
             let r = StopOutcome::from(
@@ -210,6 +210,23 @@ impl Runtime {
                         .pending_context
                         .push(format!("Stop hook feedback:\n{reason}"));
                     return ("continue", Next::Continue);
+                }
+            }
+            let mut input = self.input(agent, &session.id);
+            input.stop_response = text;
+            input.last_user_message = session.last_user_message();
+            match self
+                .route(agent, session, HookEvent::AfterAgentComplete, input, cancel)
+                .await
+            {
+                crate::routing::Route::Stay => {}
+                crate::routing::Route::Stop(reason) => return ("hook_blocked", Next::Stop(reason)),
+                crate::routing::Route::To(target) => {
+                    self.agent_switch(agent, &session.id, agent, &target, "route")
+                        .await;
+                    session.agent = target;
+                    self.record(session, Message::user(crate::delegation::FORCED_CONTINUE));
+                    return ("after_agent_complete", Next::Continue);
                 }
             }
             if self.force_handoff(agent, session).await {

@@ -27,7 +27,7 @@ const TOP_KEYS: [(&str, &str); 7] = [
     ("hook_specific_output", "hookspecificoutput"),
 ];
 
-const SPECIFIC_KEYS: [(&str, &str); 9] = [
+const SPECIFIC_KEYS: [(&str, &str); 10] = [
     ("hook_event_name", "hookeventname"),
     ("permission_decision", "permissiondecision"),
     ("permission_decision_reason", "permissiondecisionreason"),
@@ -37,6 +37,7 @@ const SPECIFIC_KEYS: [(&str, &str); 9] = [
     ("updated_messages", "updatedmessages"),
     ("updated_tool_response", "updatedtoolresponse"),
     ("metadata", "metadata"),
+    ("transition", "transition"),
 ];
 
 /// Parses stdout as a hook Output, falling back to plain text.
