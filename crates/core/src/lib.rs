@@ -10,6 +10,7 @@ mod approval;
 mod compaction;
 mod context;
 mod delegation;
+mod guards;
 mod hook_bridge;
 mod loop_detector;
 mod mcp;

@@ -29,10 +29,7 @@ impl Runtime {
         input: HookInput,
         cancel: &CancellationToken,
     ) -> Route {
-        if !agent
-            .executor
-            .has(event, tether_protocol::Lane::Default)
-        {
+        if !agent.executor.has(event, tether_protocol::Lane::Default) {
             return Route::Stay;
         }
         let r = self.fire(agent, &session.id, event, input, cancel).await;
@@ -68,7 +65,10 @@ impl Runtime {
             Some(_) => None,
         };
         if let Some(message) = problem {
-            return Route::Stop(self.fail(agent, &session.id, "routing_error", message).await);
+            return Route::Stop(
+                self.fail(agent, &session.id, "routing_error", message)
+                    .await,
+            );
         }
         target.map_or(Route::Stay, Route::To)
     }

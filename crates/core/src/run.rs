@@ -275,7 +275,10 @@ impl Runtime {
                                 "routing hooks moved the run {} times in a row; stopping",
                                 crate::routing::MAX_ROUTES
                             );
-                            return stop(self.fail(&agent, &session.id, "routing_loop", message).await);
+                            return stop(
+                                self.fail(&agent, &session.id, "routing_loop", message)
+                                    .await,
+                            );
                         }
                         self.agent_switch(&agent, &session.id, &agent, &target, "route")
                             .await;

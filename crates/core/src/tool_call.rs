@@ -131,6 +131,19 @@ impl Runtime {
                                 progress: Some(&progress),
                             };
                             let mut result = entry.tool.call(&args, ctx).await;
+                            if entry.tool.definition().category == "skills" && !result.is_error {
+                                let skill = args
+                                    .get("name")
+                                    .or_else(|| args.get("skill_name"))
+                                    .and_then(|v| v.as_str())
+                                    .unwrap_or_default();
+                                if let Err(e) = self
+                                    .guard_skill(agent, &session.id, skill, &result.content, cancel)
+                                    .await
+                                {
+                                    result = ToolResult::error(e);
+                                }
+                            }
                             let slot = &agent.toolbox.slots[entry.slot];
                             if !result.is_error
                                 && slot.toon.iter().any(|r| r.is_match(name))
@@ -336,7 +349,16 @@ impl Runtime {
         session.tools_approved |= self.yolo;
         let rest = input.trim_start()[1 + name.len()..].trim();
         let Some(command) = agent.commands.iter().find(|c| c.name == name).cloned() else {
-            return skill_prompt(&agent.skills, name, rest);
+            let (skill, content) = skill_content(&agent.skills, name)?;
+            // A refused skill is not delivered: the text goes to the model as typed.
+            if let Err(message) = self
+                .guard_skill(&agent, &session.id, &skill, &content, cancel)
+                .await
+            {
+                self.emit(&session.id, RuntimeEvent::Warning { message });
+                return None;
+            }
+            return Some(skill_prompt(&skill, &content, rest));
         };
         let mut out = String::new();
         for part in &command.parts {
@@ -430,8 +452,8 @@ impl Runtime {
     }
 }
 
-/// `/SKILL [request]`: the skill's instructions as the prompt.
-fn skill_prompt(skills: &[tether_tools::Skill], name: &str, request: &str) -> Option<String> {
+/// A skill's name and text, by name.
+fn skill_content(skills: &[tether_tools::Skill], name: &str) -> Option<(String, String)> {
     let skill = skills.iter().find(|s| s.name == name)?;
     let content = match &skill.body {
         tether_tools::SkillBody::Inline(text) => text.clone(),
@@ -439,10 +461,15 @@ fn skill_prompt(skills: &[tether_tools::Skill], name: &str, request: &str) -> Op
             std::fs::read_to_string(dir.join("SKILL.md")).ok()?
         }
     };
-    let block = format!("<skill name={:?}>\n{content}\n</skill>", skill.name);
-    Some(if request.is_empty() {
+    Some((skill.name.clone(), content))
+}
+
+/// `/SKILL [request]`: the skill's instructions as the prompt.
+fn skill_prompt(name: &str, content: &str, request: &str) -> String {
+    let block = format!("<skill name={name:?}>\n{content}\n</skill>");
+    if request.is_empty() {
         format!("Use the following skill.\n\n{block}")
     } else {
         format!("Use the following skill.\n\nUser's request: {request}\n\n{block}")
-    })
+    }
 }

@@ -44,6 +44,18 @@ impl Runtime {
         state: &mut RunState,
         cancel: &CancellationToken,
     ) -> (&'static str, Next) {
+        if let Err(message) = self.guard_prompt_files(agent, &session.id, cancel).await {
+            let reason = self
+                .shutdown(
+                    agent,
+                    &session.id,
+                    HookEvent::PromptFileGuard,
+                    message,
+                    String::new(),
+                )
+                .await;
+            return ("hook_blocked", Next::Stop(reason));
+        }
         let input = self.input(agent, &session.id);
         let turn_ctx = self
             .fire(agent, &session.id, HookEvent::TurnStart, input, cancel)

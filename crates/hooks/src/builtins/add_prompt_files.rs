@@ -34,6 +34,15 @@ pub(crate) fn candidates(cwd: &Path, name: &str, env: &HookEnv) -> Vec<PathBuf> 
     out
 }
 
+/// The files `names` load from `cwd`, as the builtin finds them (this process's environment).
+pub fn prompt_file_paths(cwd: &Path, names: &[String]) -> Vec<PathBuf> {
+    let env = HookEnv::default();
+    names
+        .iter()
+        .flat_map(|n| candidates(cwd, n, &env))
+        .collect()
+}
+
 pub(crate) fn text(cwd: &Path, names: &[String], env: &HookEnv) -> String {
     let contents: Vec<String> = names
         .iter()

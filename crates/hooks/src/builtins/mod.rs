@@ -29,7 +29,7 @@ pub use add_date::AddDate;
 pub use add_directory_listing::AddDirectoryListing;
 pub use add_environment_info::AddEnvironmentInfo;
 pub use add_git::{AddGitDiff, AddGitStatus, AddRecentCommits};
-pub use add_prompt_files::AddPromptFiles;
+pub use add_prompt_files::{AddPromptFiles, prompt_file_paths};
 pub use add_user_info::AddUserInfo;
 pub use catalog::{BuiltinDoc, CATALOG};
 pub use http_post::{ALLOW_PRIVATE_ENV, HttpPost, SCHEME_ERROR};
