@@ -144,7 +144,11 @@ const DIFFERENCES: &str = "
 | exit 2 message | stderr, else the JSON's reasons, else stdout, else `blocked by hook NAME` |
 | matchers | anchored regexes compiled at load; an invalid one is a config error |
 | `--hook-*` flags | appended to every event's YAML hooks; nothing is dropped |
-| rewrites | `tool_response_transform` and `before_llm_call` hooks chain: each sees the previous rewrite (so `redact_secrets` also redacts `limit_large_tool_results`'s tail) |
+| rewrites | `tool_response_transform`, `before_llm_call` and `tool_input_transform` hooks chain: each sees the previous rewrite (so `redact_secrets` also redacts `limit_large_tool_results`'s tail) |
+| approval order | `tool_input_transform`, `tool_guard`, the preempt lane, permission rules (deny first: it holds under `--yolo`), the safety mode (`--yolo`, `autonomous`), `pre_tool_use`, the read-only hint (not in `strict`), `restricted`'s deny, `permission_request`, the user; `tether hooks decide` prints the same decision and `approval_source` |
+| safety modes | agent `safety:` (else the user config's `settings.safety`, else `balanced`): `strict` asks even for read-only tools, `balanced` asks for the rest, `restricted` denies the rest without asking, `autonomous` runs everything (`--yolo`); deny rules and `tool_guard` hold in every mode |
+| routing | `before_agent_run` / `after_agent_complete` answer `transition: {action: route, agent}` or `{action: default}` (the agent's `routing.default_agent`); a route outside `routing.allowed_agents`, a failure or a block ends the run |
+| content guards | `prompt_file_guard` (each `add_prompt_files` file, before `turn_start`) and `skill_content_guard` (`read_skill` results, `/SKILL` prompts) let text in only when every hook answered `permission_decision: allow` |
 | shell | `$SHELL`, else `bash`, else `/bin/sh` |
 | plain commands | a command that is a plain word list (`./hooks/check.sh --strict`: no quotes, `$`, globs, `~`, redirections, pipes, `;`, `&` or other shell syntax, and not a shell builtin) run by bash, dash or a `/bin/sh` that is dash, with no `BASH_ENV`, `ENV`, `SHELLOPTS`, `BASHOPTS`, `IFS`, `POSIXLY_CORRECT` or exported functions in its environment, is executed directly, exactly as the shell would: the same `PATH` lookup, environment (the shell's `PWD`, `SHLVL`, `_`), stdin and working directory; if it cannot start (not found, not executable, a script without `#!`) it goes through the shell, which gives its usual message and status (127, 126) or runs the script. Everything else runs with `$SHELL -c` |
 | processes | every hook runs in its own process group, killed whole on timeout; pipes held after exit are given 250 ms. When a hook, a shell tool command or an MCP server ends, nothing it started survives: its group is killed, and Tether, the child subreaper of its processes, kills those that left the group (`setsid`, daemons: each run marks its processes with `TETHER_EXEC_RUN`) and reaps them |
@@ -152,7 +156,7 @@ const DIFFERENCES: &str = "
 | missing program | exit 126/127 is a failure, not a pass |
 | checked at load | unknown builtins, bad `on_error`, unknown `schema`, invalid matchers and model-hook templates |
 | de-duplication | type, command, args, env, working_dir, dialect, and model/prompt/schema for model hooks |
-| `redact_secrets` | off unless the agent sets `redact_secrets: true` or wires the builtin |
+| `redact_secrets` | off unless the agent sets `redact_secrets: true` or wires the builtin; the shorthand scrubs arguments on `tool_input_transform` (before any approval step), outgoing messages and tool output |
 | `snapshot` | always registered; `settings.snapshot: true` injects it |
 | hook environment | `TETHER_SESSION_ID`, `TETHER_HOOK_EVENT`, `TETHER_PROJECT_DIR` |
 | MCP tools in matchers | an MCP tool is matched by its model-visible name and by `mcp:SERVER:TOOL` (SERVER: the toolset's `name`, else its `ref` name, else the name the server reports), so `mcp:.*` matches every MCP tool and no built-in one, `mcp:github:.*` one server's. docker-agent documents `mcp:.*` but matches the bare name only, so there it matches nothing. Permission patterns work the same way (`mcp:github:create_*`) |
