@@ -235,3 +235,29 @@ fn welcome_message_help_and_agent_commands_in_tmux() {
     tmux.send("/exit");
     wait_file(&ended);
 }
+
+#[test]
+fn a_fallback_model_answers_in_tmux() {
+    let dir = TempDir::new().unwrap();
+    std::fs::write(
+        dir.path().join("down.yaml"),
+        "default: {error: {kind: server, message: primary is down}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("up.yaml"),
+        "default: {text: 'BACKUP ANSWERS'}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("agent.yaml"),
+        "agents:\n  root:\n    model: script/down.yaml\n    welcome_message: 'Resilient desk.'\n    fallback:\n      models: [script/up.yaml]\n      retries: -1\n",
+    )
+    .unwrap();
+    let tmux = Tmux::start("tether-fallback", dir.path(), dir.path(), "");
+    tmux.wait_for("Resilient desk.");
+    tmux.send("hello");
+    tmux.wait_for("falling back to script/up.yaml");
+    tmux.wait_for("BACKUP ANSWERS");
+    tmux.send("/exit");
+}
