@@ -79,6 +79,10 @@ pub struct Agent {
     pub commands: Vec<crate::Command>,
     /// Shown when an interactive session starts.
     pub welcome_message: Option<String>,
+    /// `session_compaction` (default true): compact near the context window and on overflow.
+    pub session_compaction: bool,
+    /// The share of the context window past which the session is compacted (default 0.9).
+    pub compaction_threshold: Option<f64>,
     /// The safety mode the agent's sessions start in, when the user chose none.
     pub safety: Option<Safety>,
     /// Where its before_agent_run / after_agent_complete hooks may route.

@@ -49,6 +49,8 @@ pub(crate) struct RawAgent {
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
     pub(crate) readonly: Option<bool>,
+    pub(crate) session_compaction: Option<bool>,
+    pub(crate) compaction_threshold: Option<Spanned<f64>>,
     pub(crate) safety: Option<Spanned<String>>,
     pub(crate) routing: Option<Spanned<RawAgentRouting>>,
     pub(crate) fallback: Option<Spanned<RawFallback>>,

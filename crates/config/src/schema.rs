@@ -178,6 +178,16 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Every toolset keeps only the tools that declare themselves read-only.",
     ),
     f(
+        "session_compaction",
+        T::Boolean,
+        "Compact the conversation near the context window and after an overflow (default true).",
+    ),
+    f(
+        "compaction_threshold",
+        T::Number,
+        "The share of the context window past which the conversation is compacted (0 < x ≤ 1, default 0.9).",
+    ),
+    f(
         "safety",
         T::Enum(&["strict", "balanced", "restricted", "autonomous"]),
         "How calls no rule or hook decided are approved (default `balanced`; `--yolo` is `autonomous`).",

@@ -42,6 +42,10 @@ pub struct AgentRuntime {
     pub handoffs: Vec<String>,
     /// The agent every natural stop hands off to.
     pub force_handoff: Option<String>,
+    /// `session_compaction` and the runtime's own switch both on.
+    pub(crate) compaction: bool,
+    /// Share of the context window that triggers a compaction.
+    pub(crate) compaction_threshold: f64,
     /// How calls no rule or hook decided are approved.
     pub safety: tether_config::Safety,
     /// `routing:` (before_agent_run / after_agent_complete targets).

@@ -14,7 +14,7 @@ use crate::session::Session;
 use crate::setup::Runtime;
 
 /// Compact past this share of the context window.
-const THRESHOLD: f64 = 0.9;
+pub(crate) const THRESHOLD: f64 = 0.9;
 /// The verbatim tail is at most this many tokens (and a fifth of the window).
 const TAIL_TOKENS: u64 = 20_000;
 
@@ -94,8 +94,9 @@ impl Runtime {
         let Some(limit) = agent.model.context_window().filter(|l| *l > 0) else {
             return false;
         };
-        self.compaction
-            && (session.input_tokens + session.output_tokens) as f64 > THRESHOLD * limit as f64
+        agent.compaction
+            && (session.input_tokens + session.output_tokens) as f64
+                > agent.compaction_threshold * limit as f64
     }
 
     /// Compacts the session; `true` if it was compacted.

@@ -125,7 +125,6 @@ pub struct Runtime {
     pub(crate) non_interactive: bool,
     pub(crate) store: Option<Arc<dyn SessionStore>>,
     pub(crate) queues: Queues,
-    pub(crate) compaction: bool,
     pub(crate) async_hook_grace: std::time::Duration,
     /// MCP failures already reported.
     pub(crate) mcp_notified: crate::mcp::Notified,
@@ -521,6 +520,10 @@ pub fn build_runtime(
             force_handoff: agent.force_handoff.clone(),
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
+            compaction: opts.compaction && agent.session_compaction,
+            compaction_threshold: agent
+                .compaction_threshold
+                .unwrap_or(crate::compaction::THRESHOLD),
             safety: agent.safety.or(opts.default_safety).unwrap_or_default(),
             routing: agent.routing.clone(),
             fallback,
@@ -545,7 +548,6 @@ pub fn build_runtime(
         non_interactive: opts.non_interactive,
         store: opts.store,
         queues: Queues::default(),
-        compaction: opts.compaction,
         async_hook_grace: opts.async_hook_grace,
         mcp_notified: crate::mcp::Notified::default(),
         warnings,

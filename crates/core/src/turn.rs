@@ -119,7 +119,7 @@ impl Runtime {
             Ok(r) => r,
             Err(CallError::Cancelled) => return ("canceled", Next::Stop(StopReason::Cancelled)),
             Err(CallError::Provider(e))
-                if e.is_context_overflow() && self.compaction && !state.overflow_retried =>
+                if e.is_context_overflow() && agent.compaction && !state.overflow_retried =>
             {
                 state.overflow_retried = true;
                 self.emit(

@@ -197,3 +197,27 @@ async fn a_context_overflow_compacts_once_and_retries() {
         "answer after compaction"
     );
 }
+
+#[tokio::test]
+async fn an_agents_compaction_threshold_and_session_compaction_are_honoured() {
+    // 600 of 1000 tokens: under the default 0.9, over an agent's 0.5.
+    let run = |agent_fields: &'static str| async move {
+        let dir = tempfile::tempdir().unwrap();
+        let pre = dir.path().join("pre");
+        let agent = format!(
+            "{agent_fields}toolsets: [{{type: think}}]\nhooks:\n{}",
+            hook_yaml(HookEvent::PreCompact, &pre, "")
+        );
+        let mut setup = Setup::new(&agent);
+        setup.provider_opts = "context_size: 1000".into();
+        let mut h = Harness::start(setup).await;
+        h.push(Turn::tool_call("think", json!({"thought": "x"})).with_usage(usage(600)));
+        h.push(Turn::text("SUMMARY"));
+        h.push(Turn::text("done").with_usage(usage(100)));
+        assert_eq!(h.run_once("go").await.reason, StopReason::Normal);
+        pre.exists()
+    };
+    assert!(!run("").await, "the default threshold is 0.9");
+    assert!(run("compaction_threshold: 0.5\n").await);
+    assert!(!run("compaction_threshold: 0.5\nsession_compaction: false\n").await);
+}

@@ -126,6 +126,20 @@ impl Validator<'_> {
             parsed
         });
         let routing = a.routing.map(|r| self.agent_routing(&path, name, r, names));
+        let compaction_threshold = a.compaction_threshold.and_then(|t| {
+            if t.value > 0.0 && t.value <= 1.0 {
+                Some(t.value)
+            } else {
+                self.error(
+                    self.origin(&t.referenced, format!("{path}.compaction_threshold")),
+                    format!(
+                        "compaction_threshold must be greater than 0 and at most 1, got {}",
+                        t.value
+                    ),
+                );
+                None
+            }
+        });
         self.routing_hooks(
             &path,
             &hooks,
@@ -163,6 +177,8 @@ impl Validator<'_> {
             redact_secrets: a.redact_secrets.unwrap_or(false),
             commands,
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
+            session_compaction: a.session_compaction.unwrap_or(true),
+            compaction_threshold,
             safety,
             routing,
             fallback,
