@@ -79,6 +79,8 @@ pub struct Agent {
     pub commands: Vec<crate::Command>,
     /// Shown when an interactive session starts.
     pub welcome_message: Option<String>,
+    /// Tool results longer than this many tokens (len/4) keep their head and tail.
+    pub max_tool_result_tokens: Option<u64>,
     /// `session_compaction` (default true): compact near the context window and on overflow.
     pub session_compaction: bool,
     /// The share of the context window past which the session is compacted (default 0.9).

@@ -24,6 +24,10 @@ pub(crate) struct RawAgentFile {
     pub(crate) mcps: Option<OrderedMap<Spanned<RawMcpDef>>>,
     /// Endpoints and defaults that models name as their `provider`.
     pub(crate) providers: Option<OrderedMap<Spanned<RawProvider>>>,
+    /// Toolsets defined once, added to agents by `use_toolsets`.
+    pub(crate) toolsets: Option<OrderedMap<Spanned<RawToolset>>>,
+    /// Command groups defined once, added to agents by `use_commands`.
+    pub(crate) commands: Option<OrderedMap<Spanned<serde_json::Value>>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
 }
@@ -49,6 +53,9 @@ pub(crate) struct RawAgent {
     pub(crate) commands: Option<Spanned<serde_json::Value>>,
     pub(crate) welcome_message: Option<String>,
     pub(crate) readonly: Option<bool>,
+    pub(crate) use_toolsets: Option<Vec<Spanned<String>>>,
+    pub(crate) use_commands: Option<Vec<Spanned<String>>>,
+    pub(crate) max_tool_result_tokens: Option<Spanned<i64>>,
     pub(crate) session_compaction: Option<bool>,
     pub(crate) compaction_threshold: Option<Spanned<f64>>,
     pub(crate) safety: Option<Spanned<String>>,

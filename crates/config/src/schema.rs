@@ -79,6 +79,16 @@ pub const FILE_FIELDS: &[Field] = &[
         "MCP servers defined once, used by `type: mcp` toolsets with `ref: NAME`.",
     ),
     f(
+        "toolsets",
+        T::RefMap("toolset"),
+        "Toolsets defined once, added to agents with `use_toolsets`.",
+    ),
+    f(
+        "commands",
+        T::Any,
+        "Command groups defined once (each like an agent's `commands`), added to agents with `use_commands`.",
+    ),
+    f(
         "providers",
         T::RefMap("provider"),
         "Endpoints and defaults that models name as their `provider` (custom gateways).",
@@ -176,6 +186,21 @@ pub const AGENT_FIELDS: &[Field] = &[
         "readonly",
         T::Boolean,
         "Every toolset keeps only the tools that declare themselves read-only.",
+    ),
+    f(
+        "use_toolsets",
+        T::StringList,
+        "Top-level `toolsets:` entries appended to this agent's own, in order.",
+    ),
+    f(
+        "use_commands",
+        T::StringList,
+        "Top-level `commands:` groups merged into this agent's (its own win on a name clash).",
+    ),
+    f(
+        "max_tool_result_tokens",
+        T::Integer,
+        "Cut each tool result to this many tokens (bytes / 4), keeping head and tail (0 or -1: no cap).",
     ),
     f(
         "session_compaction",

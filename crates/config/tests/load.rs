@@ -105,7 +105,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, session_compaction, compaction_threshold, safety, routing, fallback, structured_output, skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, session_compaction, compaction_threshold, safety, routing, fallback, structured_output, skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 
@@ -533,5 +533,34 @@ fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
             "agent.yaml:18:18: agents.root.toolsets[5].models[0]: unknown model `nowhere`",
             "agent.yaml:20:27: agents.root.toolsets[6].max_output_bytes: `max_output_bytes` only applies to `type: openapi` toolsets, not `type: fetch`",
         ]
+    );
+}
+
+#[test]
+fn shared_toolsets_and_command_groups_are_added_to_the_agents_that_use_them() {
+    let file = load_str(
+        "toolsets:\n  sh: {type: shell}\ncommands:\n  ops:\n    deploy: Deploy it\n    status: Show status\nagents:\n  root:\n    model: openai/gpt-4o\n    toolsets: [{type: think}]\n    use_toolsets: [sh]\n    commands: {status: My status}\n    use_commands: [ops]\n  other:\n    model: openai/gpt-4o\n    use_toolsets: [sh]\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let kinds: Vec<ToolsetKind> = file.agents[0].toolsets.iter().map(|t| t.kind).collect();
+    assert_eq!(kinds, [ToolsetKind::Think, ToolsetKind::Shell]);
+    assert_eq!(file.agents[1].toolsets[0].kind, ToolsetKind::Shell);
+    let names: Vec<&str> = file.agents[0]
+        .commands
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(names, ["status", "deploy"]);
+    let e =
+        errors("agents:\n  root:\n    use_toolsets: [nope]\n    use_commands: [none]\n").join("\n");
+    assert!(
+        e.contains("agents.root.use_toolsets[0]: unknown toolset `nope`"),
+        "{e}"
+    );
+    assert!(
+        e.contains("agents.root.use_commands[0]: unknown command group `none`"),
+        "{e}"
     );
 }

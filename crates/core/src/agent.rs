@@ -42,6 +42,8 @@ pub struct AgentRuntime {
     pub handoffs: Vec<String>,
     /// The agent every natural stop hands off to.
     pub force_handoff: Option<String>,
+    /// Tool results are cut to this many tokens (len/4), head and tail kept.
+    pub(crate) max_tool_result_tokens: Option<u64>,
     /// `session_compaction` and the runtime's own switch both on.
     pub(crate) compaction: bool,
     /// Share of the context window that triggers a compaction.

@@ -520,6 +520,7 @@ pub fn build_runtime(
             force_handoff: agent.force_handoff.clone(),
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
+            max_tool_result_tokens: agent.max_tool_result_tokens,
             compaction: opts.compaction && agent.session_compaction,
             compaction_threshold: agent
                 .compaction_threshold

@@ -295,6 +295,9 @@ impl Runtime {
         } else {
             result.content
         };
+        if let Some(cap) = agent.max_tool_result_tokens {
+            cap_middle(&mut content, cap);
+        }
         if content.trim().is_empty() {
             "(no output)".clone_into(&mut content);
         }
@@ -471,5 +474,44 @@ fn skill_prompt(name: &str, content: &str, request: &str) -> String {
         format!("Use the following skill.\n\n{block}")
     } else {
         format!("Use the following skill.\n\nUser's request: {request}\n\n{block}")
+    }
+}
+
+/// `max_tool_result_tokens`: a result longer than `tokens` × 4 bytes keeps its head and tail,
+/// with a marker where the middle was.
+fn cap_middle(content: &mut String, tokens: u64) {
+    let limit = usize::try_from(tokens.saturating_mul(4)).unwrap_or(usize::MAX);
+    if content.len() <= limit {
+        return;
+    }
+    let mut head = limit / 2;
+    while !content.is_char_boundary(head) {
+        head -= 1;
+    }
+    let mut tail = content.len() - (limit - head);
+    while !content.is_char_boundary(tail) {
+        tail += 1;
+    }
+    let removed = tail - head;
+    *content = format!(
+        "{}\n[... {removed} bytes truncated (max_tool_result_tokens) ...]\n{}",
+        &content[..head],
+        &content[tail..]
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cap_middle;
+
+    #[test]
+    fn long_results_keep_head_and_tail() {
+        let mut s = format!("{}{}{}", "a".repeat(10), "é".repeat(50), "z".repeat(10));
+        cap_middle(&mut s, 5);
+        assert!(s.starts_with("aaaaaaaaaa\n[... "), "{s}");
+        assert!(s.ends_with("]\nzzzzzzzzzz"), "{s}");
+        let mut short = "short".to_owned();
+        cap_middle(&mut short, 5);
+        assert_eq!(short, "short");
     }
 }

@@ -46,6 +46,7 @@ impl Validator<'_> {
         names: &[String],
         file: &AgentFile,
         defs: &[(String, Option<McpDef>)],
+        shared: &super::Shared,
     ) -> Agent {
         let path = format!("agents.{name}");
         let origin = self.origin(&raw.referenced, &path);
@@ -99,6 +100,17 @@ impl Validator<'_> {
             .enumerate()
             .filter_map(|(i, t)| self.toolset(&format!("{path}.toolsets[{i}]"), t, file, defs))
             .collect();
+        for (i, r) in a.use_toolsets.unwrap_or_default().into_iter().enumerate() {
+            match shared.toolsets.iter().find(|(n, _)| *n == r.value) {
+                Some((_, Some(t))) => toolsets.push(t.clone()),
+                Some((_, None)) => {}
+                None => self.error_hint(
+                    self.origin(&r.referenced, format!("{path}.use_toolsets[{i}]")),
+                    format!("unknown toolset `{}`", r.value),
+                    "define it under the top-level `toolsets:`",
+                ),
+            }
+        }
         // `readonly` on the agent: every toolset keeps only its read-only tools.
         if a.readonly == Some(true) {
             for t in &mut toolsets {
@@ -151,10 +163,41 @@ impl Validator<'_> {
             .structured_output
             .and_then(|o| self.structured_output(&path, o));
         let skills = a.skills.and_then(|s| self.skills(&path, s));
-        let commands = a
+        let mut commands = a
             .commands
             .map(|c| self.commands(&format!("{path}.commands"), c))
             .unwrap_or_default();
+        // Inline commands win over a group's of the same name.
+        for (i, g) in a.use_commands.unwrap_or_default().into_iter().enumerate() {
+            match shared.commands.iter().find(|(n, _)| *n == g.value) {
+                Some((_, group)) => {
+                    for c in group {
+                        if !commands
+                            .iter()
+                            .any(|mine: &crate::Command| mine.name == c.name)
+                        {
+                            commands.push(c.clone());
+                        }
+                    }
+                }
+                None => self.error_hint(
+                    self.origin(&g.referenced, format!("{path}.use_commands[{i}]")),
+                    format!("unknown command group `{}`", g.value),
+                    "define it under the top-level `commands:`",
+                ),
+            }
+        }
+        let max_tool_result_tokens = a.max_tool_result_tokens.and_then(|t| match t.value {
+            -1 | 0 => None,
+            n if n > 0 => u64::try_from(n).ok(),
+            n => {
+                self.error(
+                    self.origin(&t.referenced, format!("{path}.max_tool_result_tokens")),
+                    format!("max_tool_result_tokens must be positive (or 0 / -1: no cap), got {n}"),
+                );
+                None
+            }
+        });
         Agent {
             name: name.to_owned(),
             model,
@@ -177,6 +220,7 @@ impl Validator<'_> {
             redact_secrets: a.redact_secrets.unwrap_or(false),
             commands,
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
+            max_tool_result_tokens,
             session_compaction: a.session_compaction.unwrap_or(true),
             compaction_threshold,
             safety,

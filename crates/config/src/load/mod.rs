@@ -194,6 +194,13 @@ fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String>
     suggest::closest(field, &candidates).map(|c| format!("did you mean `{c}`?"))
 }
 
+/// The top-level `toolsets:` and `commands:`, validated once, for `use_toolsets` /
+/// `use_commands` (`None`: the definition had errors, already reported).
+pub(crate) struct Shared {
+    pub(crate) toolsets: Vec<(String, Option<crate::agent::Toolset>)>,
+    pub(crate) commands: Vec<(String, Vec<crate::Command>)>,
+}
+
 pub(crate) struct Validator<'a> {
     pub(crate) file: Arc<str>,
     pub(crate) source: &'a str,
@@ -262,8 +269,30 @@ impl Validator<'_> {
             return file;
         };
         let names: Vec<String> = agents.value.0.iter().map(|(n, _)| n.clone()).collect();
+        let shared = Shared {
+            toolsets: raw
+                .toolsets
+                .map(|t| t.0)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, t)| {
+                    let toolset = self.toolset(&format!("toolsets.{name}"), t, &file, &defs);
+                    (name, toolset)
+                })
+                .collect(),
+            commands: raw
+                .commands
+                .map(|c| c.0)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, c)| {
+                    let commands = self.commands(&format!("commands.{name}"), c);
+                    (name, commands)
+                })
+                .collect(),
+        };
         for (name, agent) in agents.value.0 {
-            let agent = self.agent(&name, agent, &names, &file, &defs);
+            let agent = self.agent(&name, agent, &names, &file, &defs, &shared);
             file.agents.push(agent);
         }
         file
