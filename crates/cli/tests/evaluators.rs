@@ -135,7 +135,11 @@ fn a_safe_command_is_allowed_by_the_evaluator() {
     assert_eq!(ran.code, 0, "{}", ran.stderr);
     assert_eq!(ran.decision, pair("allow", "pre_tool_use_hook_allow"));
     assert!(ran.stdout.contains("result: hello"), "{}", ran.stdout);
-    assert!(!ran.stdout.contains("Can I run this tool?"), "{}", ran.stdout);
+    assert!(
+        !ran.stdout.contains("Can I run this tool?"),
+        "{}",
+        ran.stdout
+    );
 }
 
 #[test]
@@ -143,7 +147,11 @@ fn a_risky_command_makes_the_evaluator_ask() {
     let dir = setup("    model: judge");
     let ran = run(dir.path(), "touch made-by-the-tool", &[]);
     assert_eq!(ran.code, 0, "{}", ran.stderr);
-    assert!(ran.stdout.contains("Can I run this tool?"), "{}", ran.stdout);
+    assert!(
+        ran.stdout.contains("Can I run this tool?"),
+        "{}",
+        ran.stdout
+    );
     assert_eq!(ran.decision, pair("deny", "user_rejected"));
     assert!(!dir.path().join("made-by-the-tool").exists());
 }

@@ -29,8 +29,8 @@ pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use evaluator::{
-    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES,
-    Probability, is_guarding_event, is_routing_event,
+    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES, Probability,
+    is_guarding_event, is_routing_event,
 };
 pub use hooks::{
     ArgsTemplate, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig,

@@ -86,12 +86,8 @@ impl EvaluatorHook {
                 fallback,
             } => match answer {
                 Ok(a) => {
-                    let (decision, why) = guard_decision(
-                        &a,
-                        decisions,
-                        min_probability.0,
-                        *fallback,
-                    );
+                    let (decision, why) =
+                        guard_decision(&a, decisions, min_probability.0, *fallback);
                     let reason = format!(
                         "evaluator `{}`: `{}` (probability {}){why}",
                         self.evaluator.name, a.choice, a.probability
@@ -229,8 +225,8 @@ pub(crate) fn parse_assessment(reply: &str, e: &Evaluator) -> Result<Assessment,
     if end <= start {
         return Err(format!("no JSON object in reply {reply:?}"));
     }
-    let v: Value =
-        serde_json::from_str(&s[start..=end]).map_err(|why| format!("invalid reply JSON: {why}"))?;
+    let v: Value = serde_json::from_str(&s[start..=end])
+        .map_err(|why| format!("invalid reply JSON: {why}"))?;
     let choice = v
         .get("choice")
         .and_then(Value::as_str)
@@ -411,7 +407,9 @@ mod tests {
     #[tokio::test]
     async fn a_certain_choice_routes_to_its_agent() {
         let runner = fixed(Some(Ok(r#"{"choice": "docs", "probability": 0.9}"#)));
-        let out = route_hook(Duration::from_secs(5)).run(&input(), &runner).await;
+        let out = route_hook(Duration::from_secs(5))
+            .run(&input(), &runner)
+            .await;
         assert_eq!(
             routed(&out),
             (
@@ -425,18 +423,25 @@ mod tests {
         let seen = runner.seen.lock().unwrap();
         let (system, prompt, schema) = &seen[0];
         assert!(system.contains("What does the user want?\n\nChoices:\n- code: writing code\n- docs: writing prose\n"), "{system}");
-        assert!(prompt.starts_with("Assess this `before_agent_run` hook input:"), "{prompt}");
+        assert!(
+            prompt.starts_with("Assess this `before_agent_run` hook input:"),
+            "{prompt}"
+        );
         assert!(prompt.contains(r#""session_id": "s1""#), "{prompt}");
         assert_eq!(
             schema.as_deref(),
-            Some(r#"{"additionalProperties":false,"properties":{"choice":{"enum":["code","docs"],"type":"string"},"probability":{"type":"number"}},"required":["choice","probability"],"type":"object"}"#)
+            Some(
+                r#"{"additionalProperties":false,"properties":{"choice":{"enum":["code","docs"],"type":"string"},"probability":{"type":"number"}},"required":["choice","probability"],"type":"object"}"#
+            )
         );
     }
 
     #[tokio::test]
     async fn an_uncertain_choice_takes_the_default_route() {
         let runner = fixed(Some(Ok(r#"{"choice": "code", "probability": 0.69}"#)));
-        let out = route_hook(Duration::from_secs(5)).run(&input(), &runner).await;
+        let out = route_hook(Duration::from_secs(5))
+            .run(&input(), &runner)
+            .await;
         assert_eq!(
             routed(&out).0,
             json!({"hook_specific_output": {
@@ -453,7 +458,9 @@ mod tests {
             "transition": {"action": "default"},
         }});
         let failing = fixed(Some(Err("401 unauthorized")));
-        let out = route_hook(Duration::from_secs(5)).run(&input(), &failing).await;
+        let out = route_hook(Duration::from_secs(5))
+            .run(&input(), &failing)
+            .await;
         assert_eq!(
             routed(&out),
             (
@@ -463,7 +470,9 @@ mod tests {
             )
         );
         let stalled = fixed(None);
-        let out = route_hook(Duration::from_millis(50)).run(&input(), &stalled).await;
+        let out = route_hook(Duration::from_millis(50))
+            .run(&input(), &stalled)
+            .await;
         assert_eq!(
             routed(&out),
             (
@@ -472,7 +481,9 @@ mod tests {
             )
         );
         let confused = fixed(Some(Ok(r#"{"choice": "poetry", "probability": 1}"#)));
-        let out = route_hook(Duration::from_secs(5)).run(&input(), &confused).await;
+        let out = route_hook(Duration::from_secs(5))
+            .run(&input(), &confused)
+            .await;
         assert_eq!(routed(&out).0, default);
     }
 
@@ -504,7 +515,10 @@ mod tests {
     fn replies_parse_tolerantly_and_strictly_check_the_choice() {
         let e = evaluator(Duration::from_secs(1));
         assert_eq!(
-            parse_assessment("```json\n{\"choice\":\"code\",\"probability\":0.5}\n```", &e),
+            parse_assessment(
+                "```json\n{\"choice\":\"code\",\"probability\":0.5}\n```",
+                &e
+            ),
             Ok(Assessment {
                 choice: "code".into(),
                 probability: 0.5

@@ -27,8 +27,8 @@ use crate::compile::{CompiledHook, Handler, compile};
 use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
 use crate::registry::{Builtin, BuiltinCall, Registry};
-use crate::strict_output;
 use crate::result::{HookResult, HookRun, Outcome};
+use crate::strict_output;
 
 /// How the executor runs hooks.
 #[derive(Debug, Clone)]

@@ -42,14 +42,18 @@ pub(crate) fn check(event: HookEvent, stdout: &str) -> Result<(), String> {
         return Err("stdout is not a single JSON object".to_owned());
     };
     for (key, value) in &top {
-        let canonical = canonical(key, &TOP_KEYS)
-            .ok_or_else(|| format!("unknown output field `{key}`"))?;
+        let canonical =
+            canonical(key, &TOP_KEYS).ok_or_else(|| format!("unknown output field `{key}`"))?;
         match canonical {
             "decision" if value.as_str().is_some_and(|d| !d.is_empty()) && !event.can_block() => {
-                return Err(format!("`decision` is not supported on `{event}`: it cannot block"));
+                return Err(format!(
+                    "`decision` is not supported on `{event}`: it cannot block"
+                ));
             }
             "continue" if *value == Value::Bool(false) && !event.can_block() => {
-                return Err(format!("`continue: false` is not supported on `{event}`: it cannot block"));
+                return Err(format!(
+                    "`continue: false` is not supported on `{event}`: it cannot block"
+                ));
             }
             "hook_specific_output" => {
                 if let Value::Object(specific) = value {
@@ -134,7 +138,10 @@ mod tests {
                 HookEvent::PreToolUse,
                 r#"{"hookSpecificOutput": {"permissionDecision": "allow", "updatedInput": {"cmd": "ls"}}}"#,
             ),
-            (HookEvent::PostToolUse, r#"{"decision": "block", "reason": "r"}"#),
+            (
+                HookEvent::PostToolUse,
+                r#"{"decision": "block", "reason": "r"}"#,
+            ),
             (
                 HookEvent::SessionStart,
                 r#"{"system_message": "hi", "hook_specific_output": {"additional_context": "c"}}"#,
@@ -151,9 +158,21 @@ mod tests {
     #[test]
     fn anything_else_is_a_violation_with_its_reason() {
         let cases = [
-            (HookEvent::PreToolUse, "allow", "stdout is not a single JSON object"),
-            (HookEvent::PreToolUse, "{} {}", "stdout is not a single JSON object"),
-            (HookEvent::PreToolUse, "[1]", "stdout is not a single JSON object"),
+            (
+                HookEvent::PreToolUse,
+                "allow",
+                "stdout is not a single JSON object",
+            ),
+            (
+                HookEvent::PreToolUse,
+                "{} {}",
+                "stdout is not a single JSON object",
+            ),
+            (
+                HookEvent::PreToolUse,
+                "[1]",
+                "stdout is not a single JSON object",
+            ),
             (
                 HookEvent::PreToolUse,
                 r#"{"verdict": "allow"}"#,

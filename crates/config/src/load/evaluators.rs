@@ -11,8 +11,8 @@ use serde_saphyr::{Location, Spanned};
 use crate::agent::AgentFile;
 use crate::diagnostic::Origin;
 use crate::evaluator::{
-    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES,
-    Probability, is_guarding_event, is_routing_event,
+    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES, Probability,
+    is_guarding_event, is_routing_event,
 };
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::parse_go_duration;
@@ -204,12 +204,8 @@ impl Validator<'_> {
             return None;
         };
         let at = self.origin(&raw.referenced, format!("{path}.choices"));
-        let choices: Vec<(String, String)> = raw
-            .value
-            .0
-            .into_iter()
-            .map(|(k, v)| (k, v.value))
-            .collect();
+        let choices: Vec<(String, String)> =
+            raw.value.0.into_iter().map(|(k, v)| (k, v.value)).collect();
         if !(2..=MAX_CHOICES).contains(&choices.len()) {
             self.error(
                 at,
@@ -391,7 +387,8 @@ impl Validator<'_> {
         match p.decisions {
             Some(d) if !d.value.0.is_empty() => {
                 for (choice, decision) in d.value.0 {
-                    let here = self.origin(&decision.referenced, format!("{path}.decisions.{choice}"));
+                    let here =
+                        self.origin(&decision.referenced, format!("{path}.decisions.{choice}"));
                     if !evaluator.has_choice(&choice) {
                         self.error(
                             here.clone(),

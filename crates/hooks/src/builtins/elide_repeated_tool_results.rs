@@ -27,7 +27,9 @@ fn min_chars(args: &[String]) -> Result<usize, String> {
             let v = one.trim();
             let v = v.strip_prefix("min_chars=").unwrap_or(v);
             v.parse::<usize>().map_err(|_| {
-                format!("expected a character count (e.g. `args: [\"min_chars=200\"]`), got `{one}`")
+                format!(
+                    "expected a character count (e.g. `args: [\"min_chars=200\"]`), got `{one}`"
+                )
             })
         }
         _ => Err("takes at most one argument, `min_chars=N`".to_owned()),

@@ -741,13 +741,18 @@ async fn add_context_renders_each_template_over_the_input_and_joins_them() {
 
 #[test]
 fn add_context_rejects_unknown_fields_and_needs_an_argument() {
-    let err = AddContext.check_args(&["{{ .SessionId }}".to_owned()]).unwrap_err();
+    let err = AddContext
+        .check_args(&["{{ .SessionId }}".to_owned()])
+        .unwrap_err();
     assert!(
         err.starts_with("args[0]: invalid template (line 1, column 4): the hook Input has no field \"SessionId\""),
         "{err}"
     );
     assert!(AddContext.check_args(&[]).is_err());
-    assert_eq!(AddContext.check_args(&["{{ .ToolInput | toJSON }}".to_owned()]), Ok(()));
+    assert_eq!(
+        AddContext.check_args(&["{{ .ToolInput | toJSON }}".to_owned()]),
+        Ok(())
+    );
 }
 
 #[tokio::test]
@@ -800,5 +805,9 @@ async fn elide_repeated_tool_results_replaces_later_identical_results_with_a_ref
         "[same output as the earlier `read_file` call call_2; elided to save context]"
     );
     assert_eq!(elide(&messages[..3], 1), None);
-    assert!(ElideRepeatedToolResults.check_args(&["lots".to_owned()]).is_err());
+    assert!(
+        ElideRepeatedToolResults
+            .check_args(&["lots".to_owned()])
+            .is_err()
+    );
 }
