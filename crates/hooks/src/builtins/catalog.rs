@@ -30,7 +30,7 @@ pub const CATALOG: &[BuiltinDoc] = &[
         "add_context",
         "any event whose context is used (session_start, turn_start, user_prompt_submit, post_tool_use, stop, …)",
         "Go templates over the Input (required)",
-        "Each argument rendered with the Input's Go field names (`{{ .SessionID }}`, `{{ .AgentName }}`, `{{ .Cwd }}`, `{{ .HookEventName }}`, `{{ .ToolName }}`, `{{ .ToolInput | toJSON }}`, …); blank results are dropped, the rest joined by newlines. An unknown field is a load error.",
+        "Each argument rendered with the Input's Go field names (`{{ .SessionID }}`, `{{ .AgentName }}`, `{{ .Cwd }}`, `{{ .HookEventName }}`, `{{ .ToolName }}`, `{{ toJSON .ToolInput }}`, …); blank results are dropped, the rest joined by newlines. An unknown field is a load error.",
     ),
     doc(
         "add_date",
@@ -90,7 +90,7 @@ pub const CATALOG: &[BuiltinDoc] = &[
         "elide_repeated_tool_results",
         "before_llm_call",
         "none, or `[\"min_chars=N\"]` (default 200)",
-        "In the outgoing messages, each tool result identical to an earlier one (at least N characters, not an error) becomes `[same output as the earlier `TOOL` call ID; elided to save context]`. The session keeps every result.",
+        "In the outgoing messages, each tool result identical to an earlier one (at least N characters, not an error) becomes `` [same output as the earlier `TOOL` call ID; elided to save context] ``. The session keeps every result.",
     ),
     doc(
         "redact_secrets",
