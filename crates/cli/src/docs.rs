@@ -116,8 +116,10 @@ pub(crate) fn hooks_md() -> String {
 | `hook_specific_output.updated_tool_response` | replaces the tool's output (tool_response_transform) |\n\
 | `hook_specific_output.updated_messages` | replaces the outgoing messages of one call (before_llm_call) |\n\
 | `hook_specific_output.summary` | replaces the compaction summary (before_compaction) |\n\
-| `hook_specific_output.metadata` | annotations for the confirmation prompt (permission_request, preempt lane) |\n\n",
+| `hook_specific_output.metadata` | annotations for the confirmation prompt (permission_request, preempt lane) |\n\
+| `hook_specific_output.transition` | `{\"action\": \"route\", \"agent\": NAME}` or `{\"action\": \"default\"}` (routing events: before_agent_run, after_agent_complete) |\n\n",
     );
+    out.push_str(STRICT_AND_EVALUATORS);
     out.push_str("## Builtins\n\n| builtin | for | args | does |\n|---|---|---|---|\n");
     for b in CATALOG {
         let _ = writeln!(
@@ -129,6 +131,20 @@ pub(crate) fn hooks_md() -> String {
     out.push_str(DIFFERENCES);
     out
 }
+
+/// `strict_output` and `type: evaluator` hooks.
+const STRICT_AND_EVALUATORS: &str = "## Strict output
+
+With `strict_output: true`, a command, http or mcp hook's exit-0 stdout must be empty or one JSON Output object whose keys the event reads: any other text, an unknown key (top level or in `hook_specific_output`), a value of the wrong type, a `hook_specific_output` key the event ignores (`updated_messages` on `pre_tool_use`, `additional_context` where the events table says `—`), or `decision: block` / `continue: false` on an event that cannot block is a hook failure: `hook \"NAME\" broke strict_output: WHY`. Failures fail closed on `pre_tool_use` (a deny); elsewhere `on_error` decides. Keys are still matched case-insensitively, camelCase accepted. Builtin, model and evaluator hooks build their answers in Tether; the flag does not change them.
+
+## Evaluator hooks
+
+`type: evaluator` names an entry of the top-level `evaluators:` section (see docs/agent-files.md): a classifier model asked which of its `choices` fits the hook Input. Tether calls it as a chat model with the evaluator's `instructions` and choices as the system message, the Input as JSON as the user message, and structured output `{\"choice\", \"probability\"}` (OpenAI `json_schema`, an answer tool on Anthropic, Gemini `responseSchema`; the `script` model replies with the text its script gives). The probability is the one the model reports about its own answer, on every provider: Tether does not read OpenAI's log-probabilities yet. The evaluator's `timeout` (default 10s) bounds the call.
+
+- `evaluator_policy` (`pre_tool_use`): the choice's `decisions` entry (`allow`, `ask`, `deny`) when its probability is at least `min_probability`; below it, or for a choice with no entry, `fallback` (`ask` or `deny`). The reason reads ``evaluator `NAME`: `CHOICE` (probability P)``, plus ` is below min_probability M: fallback` or ` has no decision: fallback`. A timeout, a provider error or a reply that is not one of the choices is a hook failure, so the call is denied.
+- `routing_policy` (`before_agent_run`, `after_agent_complete`): `hook_specific_output.transition` is `{\"action\": \"route\", \"agent\": AGENT}` for the choice's route when its probability is at least `min_probability`, else `{\"action\": \"default\"}` (the agent's `routing.default_agent`); a failed call also gives `{\"action\": \"default\"}`, with a warning in `system_message`.
+
+";
 
 /// Where Tether behaves differently from docker-agent; the reasons are in docs/design.md.
 const DIFFERENCES: &str = "
@@ -158,6 +174,9 @@ const DIFFERENCES: &str = "
 | de-duplication | type, command, args, env, working_dir, dialect, and model/prompt/schema for model hooks |
 | `redact_secrets` | off unless the agent sets `redact_secrets: true` or wires the builtin; the shorthand scrubs arguments on `tool_input_transform` (before any approval step), outgoing messages and tool output |
 | `snapshot` | always registered; `settings.snapshot: true` injects it |
+| evaluators | called as chat models with structured output (`provider`: any provider Tether knows or a `providers:` entry; `base_url`, `token_key` honoured); the probability is the model's own report. `provider: typesafe`, `endpoint`, `cost`, `bypass_models_gateway` and `type: boolean` / `score` are not supported yet (load errors). Guard failures deny; routing failures take the default agent |
+| `strict_output` | checks command, http and mcp hooks' stdout; builtin, model and evaluator answers are built by Tether |
+| `elide_repeated_tool_results` | `min_chars=N` (default 200): shorter results and error results are never elided; the first copy stays, later ones become a reference to its call id |
 | hook environment | `TETHER_SESSION_ID`, `TETHER_HOOK_EVENT`, `TETHER_PROJECT_DIR` |
 | MCP tools in matchers | an MCP tool is matched by its model-visible name and by `mcp:SERVER:TOOL` (SERVER: the toolset's `name`, else its `ref` name, else the name the server reports), so `mcp:.*` matches every MCP tool and no built-in one, `mcp:github:.*` one server's. docker-agent documents `mcp:.*` but matches the bare name only, so there it matches nothing. Permission patterns work the same way (`mcp:github:create_*`) |
 | MCP hook Input | `tool_name` as the model sees it, `tool_category: mcp`, the arguments as `tool_input` |
@@ -220,8 +239,26 @@ pub(crate) fn agent_files_md() -> String {
     let mut out = format!("{GENERATED}\n\n# Agent files\n\n");
     out.push_str("Tether reads docker-agent's agent-file format. Every key is either honoured or a load error at `file:line:col`: a key docker-agent has and Tether does not implement yet says **not supported yet** (with the field's name), any other unknown key is an error with a suggestion. Nothing is accepted and ignored.\n\n");
     out.push_str("The user config (`$XDG_CONFIG_HOME/tether/config.yaml`) adds `model` (for agents without one), `permissions` (after each file's), `settings.snapshot` and `settings.hooks`; every `*.yaml` / `*.yml` file of `hooks.d/` beside it is a hooks section of its own (events at the top level or under `hooks:`), loaded in lexicographic order. Per event, hooks run in this order: the agent file's, `settings.hooks`, the drop-ins, the `--hook-*` flags, then the hooks the agent's shorthands inject. A drop-in that does not load is skipped with a warning. `tether hooks check` labels each hook `[yaml]`, `[user]`, `[drop-in FILE]`, `[cli]`, `[shorthand]` or `[always]`.\n\n");
-    let sections: [(&str, &str, &[Field], &str); 10] = [
+    let sections: [(&str, &str, &[Field], &str); 13] = [
         ("The file", "file", s::FILE_FIELDS, ""),
+        (
+            "Evaluators (`evaluators.NAME`)",
+            "",
+            s::EVALUATOR_FIELDS,
+            "A classifier that `type: evaluator` hooks call (docs/hooks.md, Evaluator hooks): a chat model asked, with structured output, which of the `choices` fits the hook Input and with what probability. `model` is a `models:` name or `provider/model`; with `provider` (a provider Tether knows, or a `providers:` entry) it is that provider's model id. `base_url` and `token_key` give the evaluator its own endpoint and key. Every probability is the model's own report (no provider's log-probabilities are read yet).",
+        ),
+        (
+            "Evaluator policy (`hooks.EVENT[i].evaluator_policy`)",
+            "",
+            s::EVALUATOR_POLICY_FIELDS,
+            "On `pre_tool_use` evaluator hooks. Every key of `decisions` must be a choice of the evaluator; a choice without one takes `fallback`. Timeouts and provider errors deny.",
+        ),
+        (
+            "Routing policy (`hooks.EVENT[i].routing_policy`)",
+            "",
+            s::ROUTING_POLICY_FIELDS,
+            "On `before_agent_run` and `after_agent_complete` evaluator hooks. Every choice of the evaluator needs a route, to another agent of the file.",
+        ),
         (
             "Agents (`agents.NAME`)",
             "agent",

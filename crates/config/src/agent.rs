@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::diagnostic::Origin;
+use crate::evaluator::Evaluator;
 use crate::hooks::HooksConfig;
 use crate::mcp::McpServer;
 use crate::model::{ModelCatalog, ModelConfig};
@@ -26,6 +27,8 @@ pub struct AgentFile {
     pub models: ModelCatalog,
     pub permissions: Permissions,
     pub metadata: BTreeMap<String, Value>,
+    /// `evaluators:`, in file order (`type: evaluator` hooks hold their own copy).
+    pub evaluators: Vec<Evaluator>,
 }
 
 impl AgentFile {

@@ -11,6 +11,7 @@ use regex::Regex;
 use tether_protocol::HookEvent;
 
 use crate::diagnostic::{Origin, TextOrigin};
+use crate::evaluator::{Evaluator, EvaluatorPolicy};
 
 /// A hook's `timeout` when none (or a value ≤ 0) is given.
 pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -32,6 +33,14 @@ pub enum HookKind {
         schema: Option<String>,
         /// Where `prompt` was written, so template errors point at their own line.
         prompt_origin: TextOrigin,
+        /// `system_prompt`: the literal system message, replacing the default one.
+        system_prompt: Option<String>,
+    },
+    /// A classifier call (an `evaluators:` entry, resolved at load) whose choice the policy
+    /// maps to a permission decision or to an agent.
+    Evaluator {
+        evaluator: Evaluator,
+        policy: EvaluatorPolicy,
     },
     /// A POST of the Input JSON to a webhook; a 2xx body is read like command stdout.
     Http {
@@ -181,6 +190,9 @@ pub struct HookSpec {
     pub run_async: bool,
     /// `dialect: claude`: the hook reads and writes Claude Code's spellings.
     pub dialect: Dialect,
+    /// `strict_output: true`: stdout must be empty or one JSON Output object the event
+    /// understands; anything else is a hook failure.
+    pub strict_output: bool,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -197,6 +209,7 @@ impl HookSpec {
             on_error: OnError::Warn,
             run_async: false,
             dialect: Dialect::DockerAgent,
+            strict_output: false,
             source,
             origin,
         }
@@ -223,23 +236,25 @@ impl HookSpec {
         spec
     }
 
-    /// `command`, `builtin`, `model`, `http` or `mcp`.
+    /// `command`, `builtin`, `model`, `evaluator`, `http` or `mcp`.
     pub const fn type_name(&self) -> &'static str {
         match self.kind {
             HookKind::Command { .. } => "command",
             HookKind::Builtin { .. } => "builtin",
             HookKind::Model { .. } => "model",
+            HookKind::Evaluator { .. } => "evaluator",
             HookKind::Http { .. } => "http",
             HookKind::Mcp { .. } => "mcp",
         }
     }
 
-    /// The command text, builtin name, model spec or URL.
+    /// The command text, builtin name, model spec, evaluator name or URL.
     pub fn target(&self) -> &str {
         match &self.kind {
             HookKind::Command { command } => command,
             HookKind::Builtin { name } => name,
             HookKind::Model { model, .. } => model,
+            HookKind::Evaluator { evaluator, .. } => &evaluator.name,
             HookKind::Http { url, .. } => url,
             HookKind::Mcp { target, .. } => target,
         }

@@ -7,6 +7,7 @@ mod agent;
 pub mod commands;
 mod diagnostic;
 mod effective;
+mod evaluator;
 mod hooks;
 mod load;
 mod mcp;
@@ -27,6 +28,10 @@ pub use agent::{
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
+pub use evaluator::{
+    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES, Probability,
+    is_guarding_event, is_routing_event,
+};
 pub use hooks::{
     ArgsTemplate, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSource, HookSpec, HooksConfig,
     MODEL_HOOK_SCHEMAS, Matcher, MatcherEntry, OnError, env_references, expand_env,

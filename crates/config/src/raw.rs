@@ -30,6 +30,44 @@ pub(crate) struct RawAgentFile {
     pub(crate) commands: Option<OrderedMap<Spanned<serde_json::Value>>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
+    /// Named classifiers that `type: evaluator` hooks call.
+    pub(crate) evaluators: Option<OrderedMap<Spanned<RawEvaluator>>>,
+}
+
+/// An `evaluators:` entry.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEvaluator {
+    #[serde(rename = "type")]
+    pub(crate) kind: Option<Spanned<String>>,
+    pub(crate) provider: Option<Spanned<String>>,
+    pub(crate) model: Option<Spanned<String>>,
+    pub(crate) instructions: Option<Spanned<String>>,
+    pub(crate) choices: Option<Spanned<OrderedMap<Spanned<String>>>>,
+    pub(crate) levels: Option<Spanned<Vec<String>>>,
+    pub(crate) timeout: Option<Spanned<Scalar>>,
+    pub(crate) cost: Option<Spanned<serde_json::Value>>,
+    pub(crate) base_url: Option<Spanned<String>>,
+    pub(crate) endpoint: Option<Spanned<String>>,
+    pub(crate) token_key: Option<Spanned<String>>,
+    pub(crate) bypass_models_gateway: Option<Spanned<bool>>,
+}
+
+/// `evaluator_policy:` of a `type: evaluator` hook.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawEvaluatorPolicy {
+    pub(crate) decisions: Option<Spanned<OrderedMap<Spanned<String>>>>,
+    pub(crate) min_probability: Option<Spanned<f64>>,
+    pub(crate) fallback: Option<Spanned<String>>,
+}
+
+/// `routing_policy:` of a `type: evaluator` hook.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRoutingPolicy {
+    pub(crate) routes: Option<Spanned<OrderedMap<Spanned<String>>>>,
+    pub(crate) min_probability: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -363,6 +401,13 @@ pub(crate) struct RawHookDef {
     /// `type: mcp`: the tool's arguments; string values may hold `${path}` references to
     /// the hook Input. Absent: the whole Input.
     pub(crate) input: Option<Spanned<serde_json::Value>>,
+    pub(crate) strict_output: Option<Spanned<bool>>,
+    /// `type: model`: the literal system message.
+    pub(crate) system_prompt: Option<Spanned<String>>,
+    /// `type: evaluator`: the `evaluators:` entry and what its answer means.
+    pub(crate) evaluator: Option<Spanned<String>>,
+    pub(crate) evaluator_policy: Option<Spanned<RawEvaluatorPolicy>>,
+    pub(crate) routing_policy: Option<Spanned<RawRoutingPolicy>>,
 }
 
 static EVENT_NAMES: LazyLock<Vec<&'static str>> =

@@ -98,6 +98,105 @@ pub const FILE_FIELDS: &[Field] = &[
         T::Any,
         "RAG sources: not supported yet (a load error).",
     ),
+    f(
+        "evaluators",
+        T::RefMap("evaluator"),
+        "Named classifiers that `type: evaluator` hooks call.",
+    ),
+];
+
+pub const EVALUATOR_FIELDS: &[Field] = &[
+    f(
+        "type",
+        T::Enum(&["choice", "boolean", "score"]),
+        "`choice` (required); `boolean` and `score` are not supported yet (a load error).",
+    ),
+    f(
+        "model",
+        T::String,
+        "The classifier: a `models:` name or `provider/model`; with `provider`, the provider's model id.",
+    ),
+    f(
+        "provider",
+        T::String,
+        "A provider Tether knows or a `providers:` entry: the classifier is `PROVIDER/MODEL`. `typesafe` is not supported yet.",
+    ),
+    f(
+        "instructions",
+        T::String,
+        "The question or rubric the evaluator answers (required).",
+    ),
+    f(
+        "choices",
+        T::StringMap,
+        "`type: choice`: 2 to 255 outcome keys, each with a description.",
+    ),
+    f(
+        "levels",
+        T::StringList,
+        "`type: score` only: not supported yet (a load error).",
+    ),
+    f(
+        "timeout",
+        T::Scalar,
+        "Bounds one classifier call: a duration (`3s`) or seconds (default 10s; 0 = default).",
+    ),
+    f(
+        "base_url",
+        T::String,
+        "The classifier's API endpoint (its chat API), instead of its provider's.",
+    ),
+    f(
+        "token_key",
+        T::String,
+        "The variable holding the classifier's API key.",
+    ),
+    f(
+        "endpoint",
+        T::String,
+        "A vendor classification URL: not supported yet (a load error); use `base_url`.",
+    ),
+    f(
+        "cost",
+        T::Any,
+        "Evaluator pricing: not supported yet (a load error).",
+    ),
+    f(
+        "bypass_models_gateway",
+        T::Boolean,
+        "Not supported yet (a load error): Tether has no models gateway.",
+    ),
+];
+
+pub const EVALUATOR_POLICY_FIELDS: &[Field] = &[
+    f(
+        "decisions",
+        T::StringMap,
+        "Choice keys mapped to `allow`, `ask` or `deny`.",
+    ),
+    f(
+        "min_probability",
+        T::Number,
+        "Above 0, at most 1: below it (or for an unmapped choice) `fallback` applies.",
+    ),
+    f(
+        "fallback",
+        T::Enum(&["ask", "deny"]),
+        "The decision when the evaluator is unsure or its choice has no decision.",
+    ),
+];
+
+pub const ROUTING_POLICY_FIELDS: &[Field] = &[
+    f(
+        "routes",
+        T::StringMap,
+        "Every choice of the evaluator mapped to an agent of the file.",
+    ),
+    f(
+        "min_probability",
+        T::Number,
+        "Above 0, at most 1: below it, on a tie or when the evaluator fails, the agent's `routing.default_agent` is used.",
+    ),
 ];
 
 pub const AGENT_FIELDS: &[Field] = &[
@@ -793,7 +892,15 @@ pub const MATCHER_FIELDS: &[Field] = &[
 pub const HOOK_FIELDS: &[Field] = &[
     f(
         "type",
-        T::Enum(&["command", "builtin", "model", "http", "mcp", "mcp_tool"]),
+        T::Enum(&[
+            "command",
+            "builtin",
+            "model",
+            "evaluator",
+            "http",
+            "mcp",
+            "mcp_tool",
+        ]),
         "What runs (required).",
     ),
     f(
@@ -877,6 +984,31 @@ pub const HOOK_FIELDS: &[Field] = &[
         "input",
         T::Any,
         "`mcp`: the tool's arguments, `${path}` strings filled from the Input; absent = the whole Input.",
+    ),
+    f(
+        "strict_output",
+        T::Boolean,
+        "stdout must be empty or one JSON Output object with only the keys the event reads; anything else is a hook failure (`on_error` applies; fail-closed events deny).",
+    ),
+    f(
+        "system_prompt",
+        T::String,
+        "`model`: the literal system message, replacing the default one (not a template).",
+    ),
+    f(
+        "evaluator",
+        T::String,
+        "`evaluator`: the `evaluators:` entry to call.",
+    ),
+    f(
+        "evaluator_policy",
+        T::Ref("evaluator_policy"),
+        "`evaluator` on pre_tool_use (guarding events): the choice's decision.",
+    ),
+    f(
+        "routing_policy",
+        T::Ref("routing_policy"),
+        "`evaluator` on before_agent_run / after_agent_complete: the choice's agent.",
     ),
 ];
 
@@ -1002,6 +1134,9 @@ pub fn agent_file_schema() -> Value {
             "hooks": {"type": ["object", "null"], "properties": events, "additionalProperties": false},
             "matcher_entry": object(MATCHER_FIELDS, &["hooks"]),
             "hook": object(HOOK_FIELDS, &["type"]),
+            "evaluator": object(EVALUATOR_FIELDS, &["type", "model", "instructions"]),
+            "evaluator_policy": object(EVALUATOR_POLICY_FIELDS, &["decisions", "min_probability", "fallback"]),
+            "routing_policy": object(ROUTING_POLICY_FIELDS, &["routes", "min_probability"]),
         }
     })
 }
@@ -1036,10 +1171,22 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 18] = [
+        let cases: [(&str, &[Field]); 21] = [
             (
                 "agents:\n  root:\n    routing: {zzz: 1}\n",
                 AGENT_ROUTING_FIELDS,
+            ),
+            (
+                "evaluators:\n  e:\n    zzz: 1\nagents:\n  root: {}\n",
+                EVALUATOR_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - hooks:\n            - type: evaluator\n              evaluator_policy: {zzz: 1}\n",
+                EVALUATOR_POLICY_FIELDS,
+            ),
+            (
+                "agents:\n  root:\n    hooks:\n      stop:\n        - type: evaluator\n          routing_policy: {zzz: 1}\n",
+                ROUTING_POLICY_FIELDS,
             ),
             (
                 "providers:\n  p:\n    zzz: 1\nagents:\n  root: {}\n",

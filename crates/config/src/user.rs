@@ -146,6 +146,7 @@ impl UserConfig {
             source,
             dir,
             diags: Vec::new(),
+            evaluators: Vec::new(),
         };
         let permissions = raw
             .permissions
@@ -229,6 +230,7 @@ fn drop_in(path: &Path) -> Result<HooksConfig, String> {
         source: &source,
         dir,
         diags: Vec::new(),
+        evaluators: Vec::new(),
     };
     let mut hooks = v.hooks("hooks", raw);
     if !v.diags.is_empty() {

@@ -334,3 +334,25 @@ async fn an_unknown_model_name_is_a_setup_error() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn a_system_prompt_replaces_the_default_system_message_verbatim() {
+    let hooks = JUDGE.replace(
+        "          schema: pre_tool_use_decision\n",
+        "          schema: pre_tool_use_decision\n          system_prompt: 'You judge shell calls. {{ .ToolName }} stays literal.'\n",
+    );
+    let mut j = start(&hooks).await;
+    j.fake
+        .push(Turn::tool_call("shell", json!({"cmd": "true"})));
+    j.fake
+        .push(Turn::text(r#"{"decision":"allow","reason":"harmless"}"#));
+    j.fake.push(Turn::text("done"));
+    j.run_once("run true").await;
+    assert_eq!(
+        j.sent(1)[0],
+        (
+            "system".to_owned(),
+            "You judge shell calls. {{ .ToolName }} stays literal.".to_owned()
+        )
+    );
+}

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tether_config::{Diagnostic, Dialect, HookKind, HookSpec};
 use tether_exec::Direct;
 
+use crate::evaluator_hook::EvaluatorHook;
 use crate::executor::ExecutorOptions;
 use crate::http_hook::HttpHook;
 use crate::mcp_hook::McpHook;
@@ -22,6 +23,7 @@ pub(crate) enum Handler {
     Command(String, Option<Direct>),
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
+    Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
     Mcp(McpHook),
     Unavailable(String),
@@ -47,11 +49,16 @@ fn dedupe_key(spec: &HookSpec) -> String {
             model,
             prompt,
             schema,
+            system_prompt,
             ..
         } => format!(
-            "model\0{model}\0{prompt}\0{}",
-            schema.as_deref().unwrap_or("")
+            "model\0{model}\0{prompt}\0{}\0{}",
+            schema.as_deref().unwrap_or(""),
+            system_prompt.as_deref().unwrap_or("")
         ),
+        HookKind::Evaluator { evaluator, policy } => {
+            format!("evaluator\0{}\0{policy:?}", evaluator.name)
+        }
         HookKind::Http { url, headers, .. } => format!("http\0{url}\0{headers:?}"),
         HookKind::Mcp {
             server,
@@ -115,6 +122,16 @@ pub(crate) fn compile(
                 Some(r) => Handler::Model(hook, Arc::clone(r)),
                 None => Handler::Unavailable(
                     "model hooks need a model runner and none is configured".to_owned(),
+                ),
+            }
+        }
+        HookKind::Evaluator { .. } => {
+            let runner = registry.model_runner();
+            let hook = EvaluatorHook::compile(spec, runner.map(AsRef::as_ref))?;
+            match runner {
+                Some(r) => Handler::Evaluator(hook, Arc::clone(r)),
+                None => Handler::Unavailable(
+                    "evaluator hooks need a model runner and none is configured".to_owned(),
                 ),
             }
         }

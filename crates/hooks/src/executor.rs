@@ -28,6 +28,7 @@ use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
 use crate::registry::{Builtin, BuiltinCall, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
+use crate::strict_output;
 
 /// How the executor runs hooks.
 #[derive(Debug, Clone)]
@@ -426,6 +427,10 @@ impl Runner {
                 let run = m.run(input, runner.as_ref());
                 bounded(name, hook.spec.timeout, cancel, run).await
             }
+            Handler::Evaluator(e, runner) => {
+                let run = e.run(input, runner.as_ref());
+                bounded(name, hook.spec.timeout, cancel, run).await
+            }
             Handler::Http(h) => {
                 let body = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
                 let run = h.run(name, body, &hook.env);
@@ -434,6 +439,14 @@ impl Runner {
             Handler::Mcp(h) => bounded(name, hook.spec.timeout, cancel, h.run(name, input)).await,
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
+        if hook.spec.strict_output
+            && matches!(
+                hook.handler,
+                Handler::Command(..) | Handler::Http(_) | Handler::Mcp(_)
+            )
+        {
+            strict_output::enforce(event, name, &mut outcome);
+        }
         if hook.spec.dialect == Dialect::Claude {
             claude::adapt(event, &input.tool_name, &mut outcome);
         }

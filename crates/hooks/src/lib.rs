@@ -11,6 +11,7 @@ pub mod builtins;
 pub mod claude;
 mod command_runner;
 mod compile;
+mod evaluator_hook;
 pub mod events;
 mod executor;
 mod http_client;
@@ -21,11 +22,13 @@ mod observer;
 pub mod output_parser;
 mod registry;
 mod result;
+mod strict_output;
 mod template;
 mod template_check;
 
 pub use async_hooks::MAX_CONCURRENT_ASYNC_HOOKS;
 pub use command_runner::{DRAIN_TIMEOUT, OUTPUT_CAP};
+pub use evaluator_hook::{ASSESSMENT_SCHEMA, routing_output};
 pub use executor::{Executor, ExecutorOptions};
 pub use mcp_hook::McpCaller;
 pub use model_hook::{

@@ -70,6 +70,8 @@ pub(crate) struct ModelHook {
     model: String,
     template: PromptTemplate,
     shape: Shape,
+    /// `system_prompt`, else [`SYSTEM_PROMPT`].
+    system: Option<String>,
 }
 
 impl ModelHook {
@@ -84,6 +86,7 @@ impl ModelHook {
             prompt,
             schema,
             prompt_origin,
+            system_prompt,
         } = &spec.kind
         else {
             return Err(Box::new(Diagnostic::new(
@@ -129,6 +132,7 @@ impl ModelHook {
             model: model.clone(),
             template,
             shape,
+            system: system_prompt.clone(),
         })
     }
 
@@ -141,7 +145,7 @@ impl ModelHook {
         };
         let request = ModelRequest {
             model: &self.model,
-            system: SYSTEM_PROMPT,
+            system: self.system.as_deref().unwrap_or(SYSTEM_PROMPT),
             prompt: &prompt,
             schema: (self.shape == Shape::Decision).then(pre_tool_use_decision_schema),
         };

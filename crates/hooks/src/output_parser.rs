@@ -17,7 +17,7 @@ pub enum Parsed {
 }
 
 /// Canonical snake_case keys of the Output object and their accepted camelCase spellings.
-const TOP_KEYS: [(&str, &str); 7] = [
+pub(crate) const TOP_KEYS: [(&str, &str); 7] = [
     ("continue", "continue"),
     ("stop_reason", "stopreason"),
     ("suppress_output", "suppressoutput"),
@@ -27,7 +27,7 @@ const TOP_KEYS: [(&str, &str); 7] = [
     ("hook_specific_output", "hookspecificoutput"),
 ];
 
-const SPECIFIC_KEYS: [(&str, &str); 10] = [
+pub(crate) const SPECIFIC_KEYS: [(&str, &str); 10] = [
     ("hook_event_name", "hookeventname"),
     ("permission_decision", "permissiondecision"),
     ("permission_decision_reason", "permissiondecisionreason"),

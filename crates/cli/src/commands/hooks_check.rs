@@ -121,6 +121,9 @@ fn summary(h: &HookSpec) -> String {
             None => model.clone(),
         },
         HookKind::Mcp { target, .. } => format!("call {target}"),
+        HookKind::Evaluator { evaluator, .. } => {
+            format!("evaluator {} ({})", evaluator.name, evaluator.model)
+        }
     }
 }
 

@@ -122,6 +122,7 @@ impl Validator<'_> {
             .map(|h| self.hooks(&format!("{path}.hooks"), h))
             .unwrap_or_default();
         self.mcp_hook_servers(&toolsets, &hooks);
+        self.route_agents(name, &hooks, names);
         if let Some(rag) = &a.rag {
             self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
         }

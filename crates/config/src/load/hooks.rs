@@ -169,8 +169,14 @@ impl Validator<'_> {
                     prompt,
                     schema,
                     prompt_origin,
+                    system_prompt: d
+                        .system_prompt
+                        .take()
+                        .map(|s| s.value)
+                        .filter(|s| !s.trim().is_empty()),
                 }
             }
+            "evaluator" => self.evaluator_hook(event.wire_name(), path, &origin, &mut d)?,
             "http" => self.http_hook(path, &origin, &mut d)?,
             "mcp" | "mcp_tool" => {
                 let Some(server) = text(&d.server) else {
@@ -208,7 +214,7 @@ impl Validator<'_> {
                 self.error(
                     self.origin(&kind.referenced, format!("{path}.type")),
                     format!(
-                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'http', 'mcp')"
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp')"
                     ),
                 );
                 return None;
@@ -218,6 +224,16 @@ impl Validator<'_> {
             return None;
         }
         if !matches!(kind, HookKind::Mcp { .. }) && !self.no_mcp_fields(path, &d) {
+            return None;
+        }
+        if !matches!(kind, HookKind::Evaluator { .. }) && !self.no_evaluator_fields(path, &d) {
+            return None;
+        }
+        if let Some(s) = &d.system_prompt {
+            self.error(
+                self.origin(&s.referenced, format!("{path}.system_prompt")),
+                "`system_prompt` only applies to `type: model` hooks",
+            );
             return None;
         }
         let run_async = match d.run_async {
@@ -295,6 +311,7 @@ impl Validator<'_> {
             on_error,
             run_async,
             dialect,
+            strict_output: d.strict_output.is_some_and(|s| s.value),
             source: HookSource::Yaml,
             origin,
         })

@@ -5,6 +5,7 @@
 
 mod agents;
 mod commands;
+mod evaluators;
 mod hooks;
 mod models;
 mod toolsets;
@@ -47,6 +48,7 @@ pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, Confi
         source,
         dir,
         diags: Vec::new(),
+        evaluators: Vec::new(),
     };
     let out = v.file(raw);
     if v.diags.is_empty() {
@@ -206,6 +208,8 @@ pub(crate) struct Validator<'a> {
     pub(crate) source: &'a str,
     pub(crate) dir: &'a Path,
     pub(crate) diags: Vec<Diagnostic>,
+    /// The file's `evaluators:`, validated before the agents whose hooks name them.
+    pub(crate) evaluators: Vec<crate::evaluator::Evaluator>,
 }
 
 impl Validator<'_> {
@@ -259,7 +263,12 @@ impl Validator<'_> {
             models,
             permissions,
             metadata: raw.metadata.unwrap_or_default(),
+            evaluators: Vec::new(),
         };
+        let evaluators =
+            self.evaluators(raw.evaluators.map(|e| e.0).unwrap_or_default(), &mut file);
+        file.evaluators.clone_from(&evaluators);
+        self.evaluators = evaluators;
         let Some(agents) = raw.agents.filter(|a| !a.value.0.is_empty()) else {
             self.error_hint(
                 Origin::new(Some(self.file.clone()), 1, 1, "agents"),

@@ -27,6 +27,12 @@ const fn doc(
 
 pub const CATALOG: &[BuiltinDoc] = &[
     doc(
+        "add_context",
+        "any event whose context is used (session_start, turn_start, user_prompt_submit, post_tool_use, stop, …)",
+        "Go templates over the Input (required)",
+        "Each argument rendered with the Input's Go field names (`{{ .SessionID }}`, `{{ .AgentName }}`, `{{ .Cwd }}`, `{{ .HookEventName }}`, `{{ .ToolName }}`, `{{ toJSON .ToolInput }}`, …); blank results are dropped, the rest joined by newlines. An unknown field is a load error.",
+    ),
+    doc(
         "add_date",
         "turn_start",
         "none",
@@ -79,6 +85,12 @@ pub const CATALOG: &[BuiltinDoc] = &[
         "before_llm_call",
         "`[\"N\"]` (required)",
         "Blocks the model call after N calls in a run: a hard stop, no resume.",
+    ),
+    doc(
+        "elide_repeated_tool_results",
+        "before_llm_call",
+        "none, or `[\"min_chars=N\"]` (default 200)",
+        "In the outgoing messages, each tool result identical to an earlier one (at least N characters, not an error) becomes `` [same output as the earlier `TOOL` call ID; elided to save context] ``. The session keeps every result.",
     ),
     doc(
         "redact_secrets",

@@ -3,6 +3,7 @@
 //! Context builtins return `additional_context` (or nothing when they have nothing to say);
 //! the dispatching event decides where that context goes, not the builtin.
 
+mod add_context;
 mod add_date;
 mod add_directory_listing;
 mod add_environment_info;
@@ -10,6 +11,7 @@ mod add_git;
 mod add_prompt_files;
 mod add_user_info;
 mod catalog;
+mod elide_repeated_tool_results;
 mod http_post;
 mod limit_large_tool_results;
 mod max_iterations;
@@ -25,6 +27,7 @@ use std::time::Duration;
 use tether_exec::{ExecSpec, find_in_path};
 use tether_protocol::HookOutput;
 
+pub use add_context::AddContext;
 pub use add_date::AddDate;
 pub use add_directory_listing::AddDirectoryListing;
 pub use add_environment_info::AddEnvironmentInfo;
@@ -32,6 +35,9 @@ pub use add_git::{AddGitDiff, AddGitStatus, AddRecentCommits};
 pub use add_prompt_files::{AddPromptFiles, prompt_file_paths};
 pub use add_user_info::AddUserInfo;
 pub use catalog::{BuiltinDoc, CATALOG};
+pub use elide_repeated_tool_results::{
+    DEFAULT_MIN_CHARS, ElideRepeatedToolResults, elide, reference as elided_reference,
+};
 pub use http_post::{ALLOW_PRIVATE_ENV, HttpPost, SCHEME_ERROR};
 pub use limit_large_tool_results::{LIMIT_BYTES, LIMIT_LINES, LimitLargeToolResults};
 pub use max_iterations::MaxIterations;
@@ -45,6 +51,7 @@ use crate::registry::{BuiltinCall, Registry};
 /// Registers every builtin; `snapshot` starts with no sessions (an embedder offering `/undo`
 /// registers its own [`Snapshot`] over this one and keeps a handle to it).
 pub fn register_defaults(registry: &mut Registry) {
+    registry.register(Arc::new(AddContext));
     registry.register(Arc::new(AddDate));
     registry.register(Arc::new(AddEnvironmentInfo));
     registry.register(Arc::new(AddPromptFiles));
@@ -54,6 +61,7 @@ pub fn register_defaults(registry: &mut Registry) {
     registry.register(Arc::new(AddUserInfo));
     registry.register(Arc::new(AddRecentCommits));
     registry.register(Arc::new(MaxIterations));
+    registry.register(Arc::new(ElideRepeatedToolResults));
     registry.register(Arc::new(LimitLargeToolResults::default()));
     registry.register(Arc::new(RedactSecrets));
     registry.register(Arc::new(SaferShell));

@@ -710,3 +710,104 @@ async fn safer_shell_asks_with_metadata_and_passes_reads() {
         None
     );
 }
+
+#[tokio::test]
+async fn add_context_renders_each_template_over_the_input_and_joins_them() {
+    let input = HookInput {
+        session_id: "s1".into(),
+        agent_name: "root".into(),
+        cwd: "/work".into(),
+        hook_event_name: "turn_start".into(),
+        ..HookInput::default()
+    };
+    let out = call(
+        &AddContext,
+        HookEvent::TurnStart,
+        input,
+        &[
+            "Session {{ .SessionID }} of agent {{ .AgentName }}",
+            "{{ if .ToolName }}tool {{ .ToolName }}{{ end }}",
+            "cwd: {{ .Cwd }} ({{ .HookEventName }})",
+        ],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        ctx(out),
+        Some("Session s1 of agent root\ncwd: /work (turn_start)".to_owned())
+    );
+}
+
+#[test]
+fn add_context_rejects_unknown_fields_and_needs_an_argument() {
+    let err = AddContext
+        .check_args(&["{{ .SessionId }}".to_owned()])
+        .unwrap_err();
+    assert!(
+        err.starts_with("args[0]: invalid template (line 1, column 4): the hook Input has no field \"SessionId\""),
+        "{err}"
+    );
+    assert!(AddContext.check_args(&[]).is_err());
+    assert_eq!(
+        AddContext.check_args(&["{{ .ToolInput | toJSON }}".to_owned()]),
+        Ok(())
+    );
+}
+
+#[tokio::test]
+async fn elide_repeated_tool_results_replaces_later_identical_results_with_a_reference() {
+    use tether_protocol::Message;
+    let big = "x".repeat(300);
+    let messages = vec![
+        Message::user("read it twice"),
+        Message::tool_result("call_1", "read_file", big.clone(), false),
+        Message::tool_result("call_2", "read_file", "short", false),
+        Message::tool_result("call_3", "read_file", big.clone(), false),
+        Message::tool_result("call_4", "read_file", "short", false),
+        Message::tool_result("call_5", "shell", big.clone(), true),
+    ];
+    let input = HookInput {
+        messages: messages.clone(),
+        ..HookInput::default()
+    };
+    let out = call(
+        &ElideRepeatedToolResults,
+        HookEvent::BeforeLlmCall,
+        input.clone(),
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let mut want = messages.clone();
+    want[3].content =
+        "[same output as the earlier `read_file` call call_1; elided to save context]".to_owned();
+    assert_eq!(
+        out.hook_specific_output.unwrap().updated_messages,
+        Some(want)
+    );
+    // A threshold of 1 character elides the short repeat too; nothing repeated, nothing sent.
+    let out = call(
+        &ElideRepeatedToolResults,
+        HookEvent::BeforeLlmCall,
+        input,
+        &["min_chars=1"],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    let got = out.hook_specific_output.unwrap().updated_messages.unwrap();
+    assert_eq!(
+        got[4].content,
+        "[same output as the earlier `read_file` call call_2; elided to save context]"
+    );
+    assert_eq!(elide(&messages[..3], 1), None);
+    assert!(
+        ElideRepeatedToolResults
+            .check_args(&["lots".to_owned()])
+            .is_err()
+    );
+}
