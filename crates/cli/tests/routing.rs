@@ -271,3 +271,69 @@ fn prompt_files_and_skills_get_in_only_when_every_guard_allows() {
         "{out}\n{err}"
     );
 }
+
+#[test]
+fn an_evaluator_routes_a_request_and_uncertainty_goes_to_the_default_agent() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    scripts(d);
+    std::fs::write(
+        d.join("classifier.yaml"),
+        r#"rules:
+  - match: 'invoice'
+    reply: {text: '{"choice": "billing", "probability": 0.93}'}
+  - match: 'maybe'
+    reply: {text: '{"choice": "billing", "probability": 0.4}'}
+default: {text: '{"choice": "support", "probability": 0.9}'}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("agent.yaml"),
+        r#"evaluators:
+  intent:
+    type: choice
+    model: script/classifier.yaml
+    instructions: Which team should answer the prompt?
+    choices:
+      billing: invoices, payments, refunds
+      support: everything else
+agents:
+  root:
+    model: script/triage.yaml
+    routing:
+      allowed_agents: [billing, support]
+      default_agent: support
+    hooks:
+      before_agent_run:
+        - type: evaluator
+          evaluator: intent
+          routing_policy:
+            routes: {billing: billing, support: support}
+            min_probability: 0.8
+  billing:
+    model: script/billing.yaml
+  support:
+    model: script/support.yaml
+"#,
+    )
+    .unwrap();
+    let said = |prompt: &str| {
+        let (code, out, err) = run(d, prompt, &[]);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = said("where is my invoice?");
+    assert!(
+        out.contains("BILLING ANSWERS") && !out.contains("TRIAGE"),
+        "{out}"
+    );
+    let out = said("my password expired");
+    assert!(out.contains("SUPPORT ANSWERS"), "{out}");
+    // 0.4 is below min_probability: the default agent answers.
+    let out = said("maybe a billing thing?");
+    assert!(
+        out.contains("SUPPORT ANSWERS") && !out.contains("BILLING"),
+        "{out}"
+    );
+}
