@@ -392,7 +392,7 @@ fn decide_and_a_real_run_agree_in_every_cell() {
                 top: "permissions:\n  ask: ['shell']\n",
                 hooks: "",
                 tool: "shell",
-                args: cmd.clone(),
+                args: cmd,
                 yolo: false,
                 want: ("allow", "permission_request_hook_allow"),
             },

@@ -48,8 +48,7 @@ fn agent_file(d: &Path) {
     std::fs::write(d.join("router.jq"), ROUTER).unwrap();
     std::fs::write(
         d.join("agent.yaml"),
-        format!(
-            r#"agents:
+        r#"agents:
   root:
     model: script/triage.yaml
     routing:
@@ -61,20 +60,19 @@ fn agent_file(d: &Path) {
           command: jq -c -f router.jq
   billing:
     model: script/billing.yaml
-    routing: {{allowed_agents: [reviewer]}}
+    routing: {allowed_agents: [reviewer]}
     hooks:
       after_agent_complete:
         - type: command
-          command: "echo '{{\"hook_specific_output\":{{\"transition\":{{\"action\":\"route\",\"agent\":\"reviewer\"}}}}}}'"
+          command: "echo '{\"hook_specific_output\":{\"transition\":{\"action\":\"route\",\"agent\":\"reviewer\"}}}'"
       on_agent_switch:
         - type: command
-          command: "jq -c '{{from: .from_agent, to: .to_agent, kind: .agent_switch_kind}}' >> switches.jsonl"
+          command: "jq -c '{from: .from_agent, to: .to_agent, kind: .agent_switch_kind}' >> switches.jsonl"
   support:
     model: script/support.yaml
   reviewer:
     model: script/reviewer.yaml
-"#
-        ),
+"#,
     )
     .unwrap();
 }
