@@ -41,3 +41,53 @@ fn max_tool_result_tokens_cuts_the_middle_of_long_results() {
         "{saw}"
     );
 }
+
+#[test]
+fn add_description_parameter_gives_every_tool_a_why_that_hooks_see_and_tools_do_not() {
+    use serde_json::json;
+    use tether_test_support::fake_llm::{FakeLlm, Turn};
+    let fake = FakeLlm::start_blocking().unwrap();
+    fake.push(Turn::tool_call(
+        "shell",
+        json!({"cmd": "echo hi", "description": "greet the user"}),
+    ))
+    .push(Turn::text("done"));
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: m\n    add_description_parameter: true\n    toolsets: [{{type: shell}}]\n    hooks:\n      post_tool_use:\n        - matcher: shell\n          hooks:\n            - {{type: command, command: \"jq -r .tool_input.description >> why.log\"}}\nmodels:\n  m: {{provider: openai, model: gpt-4o, base_url: \"{}\"}}\n",
+            fake.base_url()
+        ),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("tether")
+        .unwrap()
+        .current_dir(d)
+        .env("TETHER_HOME", d.join(".tether"))
+        .env("XDG_CONFIG_HOME", d.join(".config"))
+        .env("SHELL", "/bin/bash")
+        .env("OPENAI_API_KEY", "k")
+        .args(["run", "agent.yaml", "--yolo", "--exec", "hi"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("shell response → \"hi\\n\""), "{stdout}");
+    let tools = &fake.requests()[0].body["tools"];
+    let shell = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "shell")
+        .unwrap();
+    assert_eq!(
+        shell["function"]["parameters"]["properties"]["description"]["type"],
+        "string"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("why.log")).unwrap(),
+        "greet the user\n"
+    );
+}

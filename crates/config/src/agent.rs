@@ -82,6 +82,8 @@ pub struct Agent {
     pub commands: Vec<crate::Command>,
     /// Shown when an interactive session starts.
     pub welcome_message: Option<String>,
+    /// Every tool takes an optional `description` of why it is called.
+    pub add_description_parameter: bool,
     /// Tool results longer than this many tokens (len/4) keep their head and tail.
     pub max_tool_result_tokens: Option<u64>,
     /// `session_compaction` (default true): compact near the context window and on overflow.

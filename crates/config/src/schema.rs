@@ -297,6 +297,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Top-level `commands:` groups merged into this agent's (its own win on a name clash).",
     ),
     f(
+        "add_description_parameter",
+        T::Boolean,
+        "Every tool takes an optional `description` argument: why the model calls it (hooks see it; the tool does not).",
+    ),
+    f(
         "max_tool_result_tokens",
         T::Integer,
         "Cut each tool result to this many tokens (bytes / 4), keeping head and tail (0 or -1: no cap).",

@@ -482,7 +482,10 @@ pub fn build_runtime(
                 });
             }
         }
-        let toolbox = Toolbox::new(slots, runtime_tools);
+        let mut toolbox = Toolbox::new(slots, runtime_tools);
+        if agent.add_description_parameter {
+            toolbox = toolbox.describing_calls();
+        }
         if let Some(text) = toolbox.deferred_instruction() {
             system_prompt.push(text.to_owned());
         }

@@ -130,6 +130,12 @@ impl Runtime {
                                 env: &[],
                                 progress: Some(&progress),
                             };
+                            let mut args = args.clone();
+                            if agent.toolbox.describe_calls
+                                && !crate::toolbox::owns_why(entry.tool.definition())
+                            {
+                                args.remove(crate::toolbox::WHY);
+                            }
                             let mut result = entry.tool.call(&args, ctx).await;
                             if entry.tool.definition().category == "skills" && !result.is_error {
                                 let skill = args

@@ -130,6 +130,36 @@ pub(crate) struct Toolbox {
     pub(crate) runtime_tools: Vec<ToolDefinition>,
     view: RwLock<Arc<View>>,
     activated: Mutex<BTreeSet<String>>,
+    /// `add_description_parameter`: every tool takes an optional `description` of why it is
+    /// called (seen by hooks, removed before the tool runs).
+    pub(crate) describe_calls: bool,
+}
+
+/// The argument `add_description_parameter` adds.
+pub(crate) const WHY: &str = "description";
+
+/// `parameters` with an optional `description` string, unless the tool has its own.
+fn with_why(mut parameters: Value) -> Value {
+    if let Some(props) = parameters
+        .as_object_mut()
+        .map(|o| o.entry("properties").or_insert_with(|| json!({})))
+        .and_then(Value::as_object_mut)
+        && !props.contains_key(WHY)
+    {
+        props.insert(
+            WHY.to_owned(),
+            json!({"type": "string", "description": "Why you are calling this tool, in one sentence."}),
+        );
+    }
+    parameters
+}
+
+/// Whether `d`'s own schema has a `description` argument (then it is the tool's, not ours).
+pub(crate) fn owns_why(d: &ToolDefinition) -> bool {
+    d.parameters
+        .get("properties")
+        .and_then(|p| p.get(WHY))
+        .is_some()
 }
 
 fn definition(d: &ToolDefinition) -> tether_providers::ToolDefinition {
@@ -163,10 +193,19 @@ impl Toolbox {
             runtime_tools,
             view: RwLock::new(Arc::new(View::default())),
             activated: Mutex::new(BTreeSet::new()),
+            describe_calls: false,
         };
         let view = toolbox.build(toolbox.stamp());
         *toolbox.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
         toolbox
+    }
+
+    /// Turns `add_description_parameter` on.
+    pub(crate) fn describing_calls(mut self) -> Self {
+        self.describe_calls = true;
+        let view = self.build(self.stamp());
+        *self.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
+        self
     }
 
     /// The system-prompt text for deferred tools, when there are any.
@@ -266,6 +305,12 @@ impl Toolbox {
             .map(|e| e.tool.definition())
             .chain(self.runtime_tools.iter())
             .map(definition)
+            .map(|mut d| {
+                if self.describe_calls {
+                    d.parameters = with_why(d.parameters);
+                }
+                d
+            })
             .collect();
         view
     }
