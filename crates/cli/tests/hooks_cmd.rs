@@ -250,6 +250,40 @@ fn fire_writes_the_hook_log() {
 }
 
 #[test]
+fn an_undelivered_http_post_is_an_error_in_the_hook_log_but_the_run_is_ok() {
+    let dir = TempDir::new().unwrap();
+    let log = dir.path().join("hooks.jsonl");
+    let agent = dir.path().join("agent.yaml");
+    std::fs::write(
+        &agent,
+        "agents:\n  root:\n    model: openai/gpt-4o\n    hooks:\n      stop:\n        - type: builtin\n          command: http_post\n          args: [\"http://127.0.0.1:9/notify\", \"{}\"]\n",
+    )
+    .unwrap();
+    let (code, out) = fire(
+        dir.path(),
+        &[
+            "stop",
+            "--config",
+            agent.to_str().unwrap(),
+            "--hook-log",
+            log.to_str().unwrap(),
+        ],
+        json!({}),
+    );
+    assert_eq!((code, &out["allowed"]), (0, &json!(true)));
+    let line: Value = serde_json::from_str(std::fs::read_to_string(&log).unwrap().trim()).unwrap();
+    assert_eq!(
+        (&line["status"], &out["hooks"][0]["error"]),
+        (&json!("ok"), &line["error"])
+    );
+    let error = line["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("http_post: `http://127.0.0.1:9/notify`: refusing"),
+        "{error}"
+    );
+}
+
+#[test]
 fn fire_rejects_unknown_events_and_bad_input() {
     let dir = TempDir::new().unwrap();
     tether(dir.path())

@@ -71,6 +71,7 @@ async fn builtin_text(name: &str, event: HookEvent, dir: &Path) -> String {
             cwd: dir,
             env: &HookEnv::default(),
             cancel: &cancel,
+            notes: &tether_hooks::Notes::default(),
         })
         .await
         .unwrap()

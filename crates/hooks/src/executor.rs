@@ -26,7 +26,7 @@ use crate::command_runner::{self, CommandRun, duration_text};
 use crate::compile::{CompiledHook, Handler, compile};
 use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
-use crate::registry::{Builtin, BuiltinCall, Registry};
+use crate::registry::{Builtin, BuiltinCall, Notes, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
 use crate::strict_output;
 
@@ -395,6 +395,7 @@ impl Runner {
             o.started(event, lane, &input.session_id, &hook.spec);
         }
         let started = Instant::now();
+        let notes = Notes::default();
         let mut outcome = match &hook.handler {
             Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
@@ -420,7 +421,7 @@ impl Runner {
                 .await
             }
             Handler::Builtin(b) => {
-                self.run_builtin(event, hook, b.as_ref(), input, cancel)
+                self.run_builtin(event, hook, b.as_ref(), input, &notes, cancel)
                     .await
             }
             Handler::Model(m, runner) => {
@@ -452,7 +453,8 @@ impl Runner {
         }
         let duration = started.elapsed();
         let (exit_code, error) = match &outcome {
-            Outcome::Exited { code, .. } => (Some(*code), None),
+            // A builtin's swallowed failures (an undelivered notification) are the run's error.
+            Outcome::Exited { code, .. } => (Some(*code), notes.take()),
             Outcome::Failed { error, .. } => (None, Some(error.clone())),
         };
         let run = HookRun {
@@ -480,6 +482,7 @@ impl Runner {
         hook: &CompiledHook,
         builtin: &dyn Builtin,
         input: &HookInput,
+        notes: &Notes,
         cancel: &CancellationToken,
     ) -> Outcome {
         let moved;
@@ -498,6 +501,7 @@ impl Runner {
             cwd: &hook.cwd,
             env: &hook.env,
             cancel,
+            notes,
         };
         let name = hook.spec.display_name();
         tokio::select! {

@@ -36,7 +36,7 @@ pub use model_hook::{
 };
 pub use observer::{HookLog, HookObserver, duration_ms};
 pub use registry::{
-    Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Registry, StructuredOutput,
+    Builtin, BuiltinCall, HookEnv, ModelRequest, ModelRunner, Notes, Registry, StructuredOutput,
 };
 
 /// A registry with every stateless builtin, running command hooks with `shell`.

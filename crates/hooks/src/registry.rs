@@ -46,6 +46,28 @@ pub struct BuiltinCall<'a> {
     /// The environment for any process the builtin starts.
     pub env: &'a HookEnv,
     pub cancel: &'a CancellationToken,
+    /// Failures the builtin swallows (a notification not delivered): the run stays `ok` and
+    /// they become its `error` in the hook log.
+    pub notes: &'a Notes,
+}
+
+/// What a builtin reports without failing its run. One per call.
+#[derive(Debug, Default)]
+pub struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl Notes {
+    /// Records one swallowed failure.
+    pub fn push(&self, note: impl Into<String>) {
+        if let Ok(mut notes) = self.0.lock() {
+            notes.push(note.into());
+        }
+    }
+
+    /// Everything recorded, joined with `; `, or `None`.
+    pub fn take(&self) -> Option<String> {
+        let notes = std::mem::take(&mut *self.0.lock().ok()?);
+        (!notes.is_empty()).then(|| notes.join("; "))
+    }
 }
 
 /// An environment: a base (or this process's) plus overrides.

@@ -3,9 +3,12 @@
 //! Compiled once in a `LazyLock`. A call makes one pass of the keyword automaton over the text
 //! (see `keywords.rs`), then for each keyword occurrence and each rule owning the keyword:
 //!
-//! - [`Anchor::Window`] rules (vendor tokens, rare keywords) get a window of `reach` bytes on
-//!   both sides, `reach` being the longest text the regex can match, so every match containing
-//!   the occurrence fits inside. A rule's windows are merged and its regex scans only them.
+//! - [`Anchor::Window`] rules (vendor tokens, rare keywords) whose every match starts with one
+//!   of their keywords after at most a few bytes (`lead`, derived from the pattern: typically a
+//!   boundary character before `ghp_`) try one anchored match at each of those few positions.
+//!   Other windowed rules get a window of `reach` bytes on both sides, `reach` being the longest
+//!   text the regex can match, so every match containing the occurrence fits inside; a rule's
+//!   windows are merged and its regex scans only them.
 //! - Anchored rules (key-name rules on common words such as `token`) try a single match at one
 //!   position derived from the occurrence, and assignment rules first check in a few bytes that
 //!   the name is followed by `:` or `=`. On ordinary code most occurrences stop there, which is
@@ -17,16 +20,21 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use regex::{CaptureLocations, Regex};
+use regex_automata::meta::Regex;
+use regex_automata::util::captures::Captures;
+use regex_automata::{Anchored, Input, PatternID};
+use regex_syntax::hir::{Hir, HirKind};
 
 use crate::keywords::Keywords;
 use crate::value;
-use crate::{Anchor, Finding, Rule, SecretsError, rules};
+use crate::{Anchor, Assignment, Finding, Rule, SecretsError, rules};
 
 /// Furthest a [`Anchor::LineStart`] rule's line may start before its keyword.
 const LINE_LEAD: usize = 128;
 /// Furthest a [`Anchor::WordStart`] rule's word may start before its keyword.
 const WORD_LEAD: usize = 96;
+/// Longest lead for which a windowed rule tries anchored matches instead of scanning a window.
+const MAX_TRIED_LEAD: usize = 16;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(rules::RULES));
 
@@ -69,12 +77,17 @@ struct CompiledRule {
     rule: &'static Rule,
     /// Position of `rule` in the table: lower wins ties between equal spans.
     index: usize,
-    /// The pattern as written (windowed search), or `\A`-anchored (anchored search).
+    /// The pattern as written; anchored searches ask for an anchored match at a position of the
+    /// whole text, so assertions such as `^` still see what precedes it.
     regex: Regex,
-    /// Capture slot of the `secret` group, if the rule has one.
+    /// Index of the `secret` group, if the rule has one.
     secret_group: Option<usize>,
     /// Half-width of a keyword window (windowed rules only).
     reach: usize,
+    /// For windowed rules whose matches start at most `max` and at least `min` bytes before a
+    /// keyword occurrence (`min..=max`, `max` at most [`MAX_TRIED_LEAD`]): those positions are
+    /// tried instead of scanning a window.
+    lead: Option<(usize, usize)>,
     /// Bytes every match starts with (anchored rules only; often empty).
     prefix: Vec<u8>,
 }
@@ -110,7 +123,9 @@ struct RuleState {
     /// Last position tried, for anchored rules (occurrences of several keywords often map to
     /// the same anchor).
     last_anchor: Option<usize>,
-    locs: Option<CaptureLocations>,
+    /// Positions already tried by a windowed rule with a lead (`lo..hi`).
+    tried: (usize, usize),
+    locs: Option<Captures>,
 }
 
 impl Engine {
@@ -191,7 +206,7 @@ impl Engine {
             Some(keywords) => self.search_parts(keywords, text, &mut candidates),
             None => {
                 for compiled in self.rules.iter().filter_map(LazyRule::get) {
-                    let mut locs = compiled.regex.capture_locations();
+                    let mut locs = compiled.regex.create_captures();
                     if compiled.rule.anchor == Anchor::Window {
                         scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
                     } else {
@@ -267,33 +282,42 @@ impl Engine {
         states.resize_with(self.rules.len(), RuleState::default);
         for hit in hits {
             let start = keywords.start_of(hit);
+            // The same for every owner of the keyword: computed for the first that asks.
+            let mut separator = None;
             for &position in &self.owners[hit.pattern] {
                 let Some(compiled) = self.rules[position].get() else {
                     continue;
                 };
-                if compiled.rule.assignment && !names_assigned_value(text, hit.end) {
-                    continue;
+                if compiled.rule.assignment != Assignment::NotRequired {
+                    let found = *separator.get_or_insert_with(|| assigned_value(text, hit.end));
+                    if !found.is_some_and(|s| s.allows(compiled.rule.assignment)) {
+                        continue;
+                    }
                 }
                 let state = &mut states[position];
-                let at = match compiled.rule.anchor {
-                    Anchor::Window => {
+                let at = match (compiled.rule.anchor, compiled.lead) {
+                    (Anchor::Window, Some(lead)) => {
+                        try_lead(compiled, state, text, start, lead, out);
+                        continue;
+                    }
+                    (Anchor::Window, None) => {
                         add_window(state, text, start, hit.end, compiled.reach);
                         continue;
                     }
-                    Anchor::Keyword => Some(start),
-                    Anchor::LineStart => line_start(text, start),
-                    Anchor::WordStart => word_start(text, start),
+                    (Anchor::Keyword, _) => Some(start),
+                    (Anchor::LineStart, _) => line_start(text, start),
+                    (Anchor::WordStart, _) => word_start(text, start),
                 };
                 let Some(at) = at else { continue };
                 if state.last_anchor == Some(at)
-                    || !text.as_bytes()[at..].starts_with(&compiled.prefix)
+                    || !starts_with(&text.as_bytes()[at..], &compiled.prefix)
                 {
                     continue;
                 }
                 state.last_anchor = Some(at);
                 let locs = state
                     .locs
-                    .get_or_insert_with(|| compiled.regex.capture_locations());
+                    .get_or_insert_with(|| compiled.regex.create_captures());
                 anchored(compiled, text, at, locs, out);
             }
         }
@@ -304,11 +328,50 @@ impl Engine {
             for &(lo, hi) in &state.windows {
                 let locs = state
                     .locs
-                    .get_or_insert_with(|| compiled.regex.capture_locations());
+                    .get_or_insert_with(|| compiled.regex.create_captures());
                 scan(compiled, text, lo, hi, locs, out);
             }
         }
     }
+}
+
+/// `haystack.starts_with(prefix)` for the few bytes of a rule's prefix, without a `memcmp` call.
+fn starts_with(haystack: &[u8], prefix: &[u8]) -> bool {
+    haystack.len() >= prefix.len() && haystack.iter().zip(prefix).all(|(a, b)| a == b)
+}
+
+/// Tries the anchored matches a windowed rule with a lead can have around a keyword occurrence
+/// starting at `start`, skipping positions the previous occurrence already tried.
+fn try_lead(
+    compiled: &CompiledRule,
+    state: &mut RuleState,
+    text: &str,
+    start: usize,
+    (min, max): (usize, usize),
+    out: &mut Vec<Candidate>,
+) {
+    let Some(hi) = start.checked_sub(min).map(|hi| hi + 1) else {
+        return;
+    };
+    let lo = start.saturating_sub(max);
+    let (done_lo, done_hi) = state.tried;
+    let locs = state
+        .locs
+        .get_or_insert_with(|| compiled.regex.create_captures());
+    for at in lo..hi {
+        if (done_lo..done_hi).contains(&at) || !text.is_char_boundary(at) {
+            continue;
+        }
+        // A match is at most `reach` long: the cut bounds a failing attempt's work (as a
+        // window's end does) and cannot invent a match there (it would be longer than `reach`).
+        let cut = text.ceil_char_boundary(at.saturating_add(compiled.reach));
+        anchored(compiled, &text[..cut], at, locs, out);
+    }
+    state.tried = if lo <= done_hi && done_lo <= hi {
+        (lo.min(done_lo), hi.max(done_hi))
+    } else {
+        (lo, hi)
+    };
 }
 
 /// Adds the window around a keyword occurrence, merging it with the previous one when they
@@ -326,21 +389,65 @@ fn add_window(state: &mut RuleState, text: &str, start: usize, end: usize, reach
     }
 }
 
-/// Whether the name around a keyword ending at `end` is followed by `:` or `=`: the rest of
-/// the name (`_key`, `_API_KEY`), then at most a few quotes, backslashes and blanks. A
-/// necessary condition for every [`Rule::assignment`] rule's match, checked in a few bytes.
-fn names_assigned_value(text: &str, end: usize) -> bool {
+/// Where the name around a keyword occurrence ends and what follows it (see [`assigned_value`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Separator {
+    /// The separator (`:` or `=`) follows the name directly.
+    tight: bool,
+    /// After the separator (read as one byte, or as `:=` / `=>`) and blanks comes a quote or a
+    /// backslash.
+    quoted: bool,
+    /// After the one-byte separator and blanks comes something else.
+    unquoted: bool,
+}
+
+impl Separator {
+    fn allows(self, assignment: Assignment) -> bool {
+        match assignment {
+            Assignment::NotRequired | Assignment::Any => true,
+            Assignment::Tight => self.tight,
+            Assignment::Quoted => self.quoted,
+            Assignment::Unquoted => self.unquoted,
+        }
+    }
+}
+
+/// The separator after the name around a keyword ending at `end`, if the name is followed by
+/// `:` or `=`: the rest of the name (`_key`, `_API_KEY`), then at most a few quotes,
+/// backslashes and blanks. A necessary condition for every assignment rule's match (and its
+/// flags for the narrower [`Assignment`]s), checked in a few bytes.
+fn assigned_value(text: &str, end: usize) -> Option<Separator> {
     let bytes = text.as_bytes();
     let name_end = bytes[end..]
         .iter()
         .take(64)
         .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
         .map_or(bytes.len(), |n| end + n);
-    bytes[name_end..]
-        .iter()
-        .take(12)
-        .find(|b| !matches!(b, b'"' | b'\'' | b'\\' | b' ' | b'\t'))
-        .is_some_and(|b| matches!(b, b':' | b'='))
+    let at = name_end
+        + bytes[name_end..]
+            .iter()
+            .take(12)
+            .position(|b| !matches!(b, b'"' | b'\'' | b'\\' | b' ' | b'\t'))?;
+    let separator = bytes[at];
+    if !matches!(separator, b':' | b'=') {
+        return None;
+    }
+    let value_start = |from: usize| {
+        bytes
+            .get(from..)
+            .and_then(|rest| rest.iter().find(|b| !matches!(b, b' ' | b'\t')))
+    };
+    let is_quote = |b: &u8| matches!(b, b'"' | b'\'' | b'`' | b'\\');
+    let first = value_start(at + 1);
+    let long = matches!(
+        (separator, bytes.get(at + 1)),
+        (b':', Some(b'=')) | (b'=', Some(b'>'))
+    );
+    Some(Separator {
+        tight: at == name_end && separator == b'=',
+        quoted: first.is_some_and(is_quote) || (long && value_start(at + 2).is_some_and(is_quote)),
+        unquoted: first.is_some_and(|b| !is_quote(b)),
+    })
 }
 
 /// Start of the line containing `at`, if it is at most [`LINE_LEAD`] bytes back.
@@ -391,21 +498,19 @@ fn collapse(mut candidates: Vec<Candidate>) -> Vec<Finding> {
     findings
 }
 
-/// Records the `secret` span of one regex match at `offset`, if its value passes the rule's
+/// Records the `secret` span of one regex match, if its value passes the rule's
 /// check. Returns where the secret ends.
 fn record(
     compiled: &CompiledRule,
     text: &str,
-    offset: usize,
     whole: (usize, usize),
-    locs: &CaptureLocations,
+    locs: &Captures,
     out: &mut Vec<Candidate>,
 ) -> usize {
     let (start, end) = compiled
         .secret_group
-        .and_then(|slot| locs.get(slot))
-        .unwrap_or(whole);
-    let (start, end) = (start + offset, end + offset);
+        .and_then(|group| locs.get_group(group))
+        .map_or(whole, |span| (span.start, span.end));
     if end > start && value::accepts(compiled.rule.check, &text[start..end]) {
         out.push(Candidate {
             start,
@@ -417,17 +522,20 @@ fn record(
     end
 }
 
-/// Tries one match of an anchored rule starting exactly at `at`.
+/// Tries one match of a rule starting exactly at `at`; what precedes `at` is context.
 fn anchored(
     compiled: &CompiledRule,
     text: &str,
     at: usize,
-    locs: &mut CaptureLocations,
+    locs: &mut Captures,
     out: &mut Vec<Candidate>,
 ) {
-    let rest = &text[at..];
-    if let Some(found) = compiled.regex.captures_read(locs, rest) {
-        record(compiled, text, at, (found.start(), found.end()), locs, out);
+    let input = Input::new(text)
+        .span(at..text.len())
+        .anchored(Anchored::Yes);
+    compiled.regex.search_captures(&input, locs);
+    if let Some(found) = locs.get_match() {
+        record(compiled, text, (found.start(), found.end()), locs, out);
     }
 }
 
@@ -438,16 +546,19 @@ fn scan(
     text: &str,
     lo: usize,
     hi: usize,
-    locs: &mut CaptureLocations,
+    locs: &mut Captures,
     out: &mut Vec<Candidate>,
 ) {
     let haystack = &text[..hi];
     let mut at = lo;
     while at < hi {
-        let Some(found) = compiled.regex.captures_read_at(locs, haystack, at) else {
+        compiled
+            .regex
+            .search_captures(&Input::new(haystack).span(at..hi), locs);
+        let Some(found) = locs.get_match() else {
             break;
         };
-        let end = record(compiled, text, 0, (found.start(), found.end()), locs, out);
+        let end = record(compiled, text, (found.start(), found.end()), locs, out);
         // Resume at the end of the secret, not of the match: a trailing boundary character
         // may be the leading boundary of the next secret.
         let step = haystack[found.start()..]
@@ -466,41 +577,85 @@ fn compile(rule: &'static Rule, index: usize) -> Result<CompiledRule, SecretsErr
         rule_id: rule.id,
         source: Box::new(source),
     };
-    let (regex, reach, prefix) = if rule.anchor == Anchor::Window {
-        let regex = Regex::new(rule.pattern).map_err(invalid)?;
-        let bound = regex_syntax::Parser::new()
-            .parse(rule.pattern)
-            .map_err(|err| invalid(regex::Error::Syntax(err.to_string())))?
+    let syntax_error = |err: &dyn std::fmt::Display| invalid(regex::Error::Syntax(err.to_string()));
+    let hir = regex_syntax::Parser::new()
+        .parse(rule.pattern)
+        .map_err(|err| syntax_error(&err))?;
+    let regex = Regex::builder()
+        .build_from_hir(&hir)
+        .map_err(|err| syntax_error(&err))?;
+    let (reach, lead, prefix) = if rule.anchor == Anchor::Window {
+        let reach = hir
             .properties()
-            .maximum_len();
-        let reach = bound
+            .maximum_len()
             .or(rule.max_len)
             .ok_or(SecretsError::UnboundedPattern { rule_id: rule.id })?;
-        (regex, reach, Vec::new())
+        let lead = lead(&hir, rule.keywords).filter(|&(_, max)| max <= MAX_TRIED_LEAD);
+        (reach, lead, Vec::new())
     } else {
-        // Anchored rules search a suffix of the text, so `\A` pins the match to its start.
-        let regex = Regex::new(&format!(r"\A(?:{})", rule.pattern)).map_err(invalid)?;
-        (regex, 0, literal_prefix(rule.pattern))
+        (0, None, literal_prefix(&hir))
     };
-    let secret_group = regex
-        .capture_names()
-        .position(|name| name == Some("secret"));
+    let secret_group = regex.group_info().to_index(PatternID::ZERO, "secret");
     Ok(CompiledRule {
         rule,
         index,
         regex,
         secret_group,
         reach,
+        lead,
         prefix,
     })
 }
 
-/// The longest byte string every match of `pattern` starts with (empty if none is known).
-fn literal_prefix(pattern: &str) -> Vec<u8> {
-    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else {
-        return Vec::new();
-    };
-    let seq = regex_syntax::hir::literal::Extractor::new().extract(&hir);
+/// How far before a keyword occurrence a match of `hir` starts (`(min, max)` bytes), when
+/// every match is some text of bounded length followed by one of `keywords` (compared ASCII
+/// case-insensitively); `None` when that cannot be shown from the pattern.
+fn lead(hir: &Hir, keywords: &[&str]) -> Option<(usize, usize)> {
+    let mut items = Vec::new();
+    flatten(hir, &mut items);
+    let mut extractor = regex_syntax::hir::literal::Extractor::new();
+    extractor.kind(regex_syntax::hir::literal::ExtractKind::Prefix);
+    let (mut min, mut max) = (0, 0);
+    for (i, item) in items.iter().enumerate() {
+        let rest = Hir::concat(items[i..].iter().map(|h| (*h).clone()).collect());
+        let starts_with_keyword = extractor.extract(&rest).literals().is_some_and(|literals| {
+            !literals.is_empty()
+                && literals.iter().all(|literal| {
+                    keywords.iter().any(|keyword| {
+                        literal
+                            .as_bytes()
+                            .get(..keyword.len())
+                            .is_some_and(|head| head.eq_ignore_ascii_case(keyword.as_bytes()))
+                    })
+                })
+        });
+        if starts_with_keyword {
+            return Some((min, max));
+        }
+        let properties = item.properties();
+        min += properties.minimum_len()?;
+        max += properties.maximum_len()?;
+    }
+    None
+}
+
+/// The items of `hir` read in sequence: nested concatenations and groups are opened.
+fn flatten<'h>(hir: &'h Hir, out: &mut Vec<&'h Hir>) {
+    match hir.kind() {
+        HirKind::Concat(items) => items.iter().for_each(|item| flatten(item, out)),
+        HirKind::Capture(capture) => flatten(&capture.sub, out),
+        HirKind::Empty
+        | HirKind::Literal(_)
+        | HirKind::Class(_)
+        | HirKind::Look(_)
+        | HirKind::Repetition(_)
+        | HirKind::Alternation(_) => out.push(hir),
+    }
+}
+
+/// The longest byte string every match of `hir` starts with (empty if none is known).
+fn literal_prefix(hir: &Hir) -> Vec<u8> {
+    let seq = regex_syntax::hir::literal::Extractor::new().extract(hir);
     let Some(literals) = seq.literals() else {
         return Vec::new();
     };

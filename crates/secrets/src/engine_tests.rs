@@ -47,7 +47,7 @@ fn anchor_positions(rule: &Rule, text: &str) -> Vec<usize> {
 fn find_unfiltered(engine: &Engine, text: &str) -> Vec<Finding> {
     let mut candidates = Vec::new();
     for compiled in engine.compiled_rules() {
-        let mut locs = compiled.regex.capture_locations();
+        let mut locs = compiled.regex.create_captures();
         if compiled.rule.anchor == Anchor::Window {
             scan(compiled, text, 0, text.len(), &mut locs, &mut candidates);
         } else {
@@ -65,12 +65,13 @@ fn all_matches<'t>(engine: &Engine, text: &'t str) -> Vec<(&'static Rule, usize,
     for compiled in engine.compiled_rules() {
         if compiled.rule.anchor == Anchor::Window {
             for found in compiled.regex.find_iter(text) {
-                out.push((compiled.rule, found.start(), found.as_str()));
+                out.push((compiled.rule, found.start(), &text[found.range()]));
             }
         } else {
             for at in anchor_positions(compiled.rule, text) {
-                if let Some(found) = compiled.regex.find(&text[at..]) {
-                    out.push((compiled.rule, at, found.as_str()));
+                let input = Input::new(text).range(at..).anchored(Anchored::Yes);
+                if let Some(found) = compiled.regex.find(input) {
+                    out.push((compiled.rule, at, &text[found.range()]));
                 }
             }
         }
@@ -234,7 +235,7 @@ fn assignment_precheck_accepts_names_followed_by_a_separator_only() {
     .map(|text| {
         (
             text,
-            names_assigned_value(text, "token".len().min(text.len())),
+            assigned_value(text, "token".len().min(text.len())).is_some(),
         )
     })
     .collect();
@@ -279,13 +280,45 @@ fn anchors_are_found_within_their_lead_only() {
 
 #[test]
 fn literal_prefixes_come_from_the_pattern() {
+    let prefix = |pattern: &str| {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .map(|hir| literal_prefix(&hir))
+            .unwrap_or_default()
+    };
     assert_eq!(
         (
-            literal_prefix("--(?:[a-z]+-)?token"),
-            literal_prefix("://[a-z]*:(?P<secret>x)"),
-            literal_prefix("(?i-u:secret)=x"),
-            literal_prefix("(?m)^[ \t]{0,3}key"),
+            prefix("--(?:[a-z]+-)?token"),
+            prefix("://[a-z]*:(?P<secret>x)"),
+            prefix("(?i-u:secret)=x"),
+            prefix("(?m)^[ \t]{0,3}key"),
         ),
         (b"--".to_vec(), b"://".to_vec(), Vec::new(), Vec::new())
+    );
+}
+
+#[test]
+fn leads_come_from_the_text_before_a_keyword_every_match_starts_with() {
+    let lead_of = |pattern: &str, keywords: &[&str]| {
+        regex_syntax::Parser::new()
+            .parse(pattern)
+            .ok()
+            .and_then(|hir| lead(&hir, keywords))
+    };
+    assert_eq!(
+        [
+            lead_of(
+                r"(?:^|[^0-9A-Za-z])(?P<secret>ghp_[0-9A-Za-z]{36})",
+                &["ghp_"]
+            ),
+            lead_of(r"(?P<secret>[0-9a-f]{32}-us[0-9]{1,2})", &["-us"]),
+            lead_of(r"(?i-u:[?&;]sig=)(?P<secret>[A-Za-z0-9]{40})", &["sig="]),
+            lead_of(
+                r"sk-(?:proj-[a-z]{20}|[a-z]{16}T3BlbkFJ)",
+                &["sk-proj-", "T3BlbkFJ"]
+            ),
+            lead_of(r"[a-z]+token", &["token"]),
+        ],
+        [Some((0, 4)), Some((32, 32)), Some((1, 1)), None, None]
     );
 }

@@ -23,7 +23,7 @@ mod value;
 use std::borrow::Cow;
 
 pub use error::SecretsError;
-pub use rule::{Anchor, Rule, ValueCheck};
+pub use rule::{Anchor, Assignment, Rule, ValueCheck};
 
 /// The marker that replaces every detected secret span.
 pub const REDACTED: &str = "[REDACTED]";

@@ -21,10 +21,26 @@ pub struct Rule {
     pub max_len: Option<usize>,
     /// Where, relative to a keyword occurrence, a match can start.
     pub anchor: Anchor,
-    /// The keyword is part of a name followed by `:` or `=` (after the rest of the name, an
-    /// optional quote and blanks), as in `db_password: …`. Occurrences without one, like
-    /// `password_hash(` or `token.len()`, are skipped before any regex runs.
-    pub assignment: bool,
+    /// Whether the keyword is part of a name followed by `:` or `=` (after the rest of the name,
+    /// an optional quote and blanks), as in `db_password: …`, and what comes after. Occurrences
+    /// without one, like `password_hash(` or `token.len()`, are skipped before any regex runs.
+    pub assignment: Assignment,
+}
+
+/// What a rule's keyword occurrences must be followed by: a necessary condition for a match,
+/// checked in a few bytes so that most occurrences of common words never reach a regex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Assignment {
+    /// Nothing: the keyword need not name an assigned value.
+    NotRequired,
+    /// The rest of the name, optional quotes, backslashes and blanks, then `:` or `=`.
+    Any,
+    /// `=` right after the rest of the name, as in `DB_PASSWORD=…`.
+    Tight,
+    /// As [`Assignment::Any`], then blanks and a quote or backslash (`token: "…"`).
+    Quoted,
+    /// As [`Assignment::Any`], then blanks and anything but a quote or backslash (`token: …`).
+    Unquoted,
 }
 
 /// Where a rule's matches start relative to its keywords. Key-name rules fire on common words
@@ -77,16 +93,18 @@ impl Rule {
             check: ValueCheck::Token,
             max_len: None,
             anchor: Anchor::Window,
-            assignment: false,
+            assignment: Assignment::NotRequired,
         }
     }
 
     /// The same rule restricted to keyword occurrences that name an assigned value.
     pub(crate) const fn assignment(self) -> Self {
-        Self {
-            assignment: true,
-            ..self
-        }
+        self.assigned(Assignment::Any)
+    }
+
+    /// The same rule restricted to keyword occurrences followed by `assignment`.
+    pub(crate) const fn assigned(self, assignment: Assignment) -> Self {
+        Self { assignment, ..self }
     }
 
     /// The same rule searched from another anchor.

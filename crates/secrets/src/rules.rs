@@ -9,7 +9,7 @@
 //! Every match of a rule must contain one of its keywords (ASCII case-insensitively): the
 //! engine only looks near keyword occurrences. Tests check this over the corpus.
 
-use crate::{Anchor, Rule, ValueCheck};
+use crate::{Anchor, Assignment, Rule, ValueCheck};
 
 /// Start of text or a character that cannot continue an alphanumeric token.
 macro_rules! lb {
@@ -692,7 +692,7 @@ pub(crate) static RULES: &[Rule] = &[
     )
     .check(ValueCheck::Quoted)
     .anchor(Anchor::Keyword)
-    .assignment(),
+    .assigned(Assignment::Quoted),
     Rule::token(
         "generic-env-assignment",
         "An unquoted value assigned with `=` to a secret-looking name: env files, shell, query strings",
@@ -704,7 +704,7 @@ pub(crate) static RULES: &[Rule] = &[
     )
     .check(ValueCheck::Bare)
     .anchor(Anchor::Keyword)
-    .assignment(),
+    .assigned(Assignment::Tight),
     Rule::token(
         "generic-line-assignment",
         "An unquoted value alone on a line after a secret-looking name: YAML `key: …`, INI/properties `key = …`",
@@ -717,7 +717,7 @@ pub(crate) static RULES: &[Rule] = &[
     )
     .check(ValueCheck::Bare)
     .anchor(Anchor::LineStart)
-    .assignment(),
+    .assigned(Assignment::Unquoted),
     Rule::token(
         "generic-cli-flag",
         "A command-line flag naming a secret: `--password …`, `--api-key=…`, `--client-secret …`",

@@ -7,7 +7,8 @@
 //! redirect target (at most 10). No proxy is used: a proxy would connect on our behalf.
 //! Setting `TETHER_HTTP_POST_ALLOW_PRIVATE=1` in the hook's environment lifts the address
 //! rule (tests post to a server on 127.0.0.1). Network errors and error statuses are swallowed:
-//! the builtin returns null either way, as notifications must never hold up the run.
+//! the builtin returns null either way, as notifications must never hold up the run; they are
+//! noted, so the run's `error` in the hook log says what happened.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::{Arc, OnceLock};
@@ -182,11 +183,19 @@ impl Builtin for HttpPost {
             let url = parse_url(url)?;
             let body = call.args.get(1).map_or("", String::as_str);
             let allow_private = call.env.var(ALLOW_PRIVATE_ENV).as_deref() == Some("1");
-            // Delivery failures and error statuses are swallowed (docs/hooks.md, Builtins).
-            let _ = tokio::select! {
+            // Delivery failures and error statuses are swallowed (docs/hooks.md, Builtins), and
+            // noted for the hook log.
+            let sent = tokio::select! {
                 r = post(&url, body, allow_private) => r,
                 () = call.cancel.cancelled() => Err("cancelled".to_owned()),
             };
+            match sent {
+                Ok(status) if status.is_success() => {}
+                Ok(status) => call
+                    .notes
+                    .push(format!("http_post: `{url}` answered {status}")),
+                Err(e) => call.notes.push(format!("http_post: `{url}`: {e}")),
+            }
             Ok(None)
         })
     }

@@ -79,6 +79,7 @@ async fn fire(args: &[&str], env: &HookEnv) -> Result<Option<HookOutput>, String
             cwd: std::path::Path::new("/"),
             env,
             cancel: &cancel,
+            notes: &crate::registry::Notes::default(),
         })
         .await
 }

@@ -110,6 +110,7 @@ impl Fixture {
                 cwd: &self.repo,
                 env: &self.env,
                 cancel: &cancel,
+                notes: &crate::registry::Notes::default(),
             })
             .await;
         assert_eq!(out, Ok(None), "snapshot always returns null");
@@ -422,6 +423,7 @@ async fn a_failed_capture_is_kept_as_the_last_error_and_still_returns_null() {
             cwd: &f.repo,
             env: &f.env,
             cancel: &cancel,
+            notes: &crate::registry::Notes::default(),
         })
         .await;
     assert_eq!(out, Ok(None));

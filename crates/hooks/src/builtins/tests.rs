@@ -42,6 +42,7 @@ async fn call(
         cwd: &cwd,
         env,
         cancel: &cancel,
+        notes: &crate::registry::Notes::default(),
     })
     .await
 }

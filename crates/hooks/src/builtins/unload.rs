@@ -4,7 +4,8 @@
 //! Pure HTTP from the model snapshot the runtime ships in `from_agent_models`; other providers
 //! are skipped. DMR engines run on this machine, so unlike `http_post` no address rule applies.
 //! Each request has its own 10 s timeout and every failure is swallowed: an agent switch must
-//! never wait on, or fail because of, an engine.
+//! never wait on, or fail because of, an engine. Failures are noted, so the run's `error` in
+//! the hook log says what happened.
 
 use std::time::Duration;
 
@@ -85,24 +86,44 @@ impl Builtin for Unload {
             if input.from_agent.is_empty() || input.from_agent == input.to_agent {
                 return Ok(None);
             }
-            let targets: Vec<(Url, &str)> = input
+            let mut targets: Vec<(Url, &str)> = Vec::new();
+            for m in input
                 .from_agent_models
                 .iter()
                 .filter(|m| m.provider == "dmr")
-                .filter_map(|m| unload_url(m).ok().flatten().map(|u| (u, m.model.as_str())))
-                .collect();
+            {
+                match unload_url(m) {
+                    Ok(Some(url)) => targets.push((url, m.model.as_str())),
+                    Ok(None) => {}
+                    Err(e) => call.notes.push(format!("unload `{}`: {e}", m.model)),
+                }
+            }
             if targets.is_empty() {
                 return Ok(None);
             }
-            let Ok(client) = client_builder().build() else {
-                return Ok(None);
+            let client = match client_builder().build() {
+                Ok(client) => client,
+                Err(e) => {
+                    call.notes
+                        .push(format!("unload: cannot build HTTP client: {e}"));
+                    return Ok(None);
+                }
             };
             for (url, model) in targets {
-                // Errors and non-2xx answers are swallowed (docs/hooks.md, Builtins).
-                let _ = tokio::select! {
-                    r = unload(&client, url, model, TIMEOUT) => r,
+                // Errors and non-2xx answers are swallowed (docs/hooks.md, Builtins), and noted
+                // for the hook log.
+                let sent = tokio::select! {
+                    r = unload(&client, url.clone(), model, TIMEOUT) => r,
                     () = call.cancel.cancelled() => return Ok(None),
                 };
+                match sent {
+                    Ok(status) if status.is_success() => {}
+                    Ok(status) => {
+                        call.notes
+                            .push(format!("unload `{model}`: `{url}` answered {status}"));
+                    }
+                    Err(e) => call.notes.push(format!("unload `{model}`: `{url}`: {e}")),
+                }
             }
             Ok(None)
         })

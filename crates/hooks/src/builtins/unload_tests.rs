@@ -77,6 +77,7 @@ async fn fire(input: HookInput) -> Result<Option<HookOutput>, String> {
             cwd: std::path::Path::new("/"),
             env: &HookEnv::default(),
             cancel: &cancel,
+            notes: &crate::registry::Notes::default(),
         })
         .await
 }
@@ -180,6 +181,39 @@ async fn each_dmr_model_of_the_departing_agent_is_unloaded() {
                 serde_json::json!({"model": "ai/llama"})
             ),
         ]
+    );
+}
+
+#[tokio::test]
+async fn failures_are_noted_not_returned() {
+    let (addr, _seen) = dmr().await;
+    let input = switch(
+        "a",
+        "b",
+        vec![
+            model("dmr", "broken", "not a url", ""),
+            model("dmr", "failing", &format!("http://{addr}/fail/v1"), ""),
+        ],
+    );
+    let (cancel, notes) = (CancellationToken::new(), crate::registry::Notes::default());
+    let out = Unload
+        .call(BuiltinCall {
+            event: HookEvent::OnAgentSwitch,
+            input: &input,
+            args: &[],
+            cwd: std::path::Path::new("/"),
+            env: &HookEnv::default(),
+            cancel: &cancel,
+            notes: &notes,
+        })
+        .await;
+    assert_eq!(out, Ok(None));
+    assert_eq!(
+        notes.take(),
+        Some(format!(
+            "unload `broken`: invalid base_url `not a url`: relative URL without a base; \
+             unload `failing`: `http://{addr}/fail/_unload` answered 500 Internal Server Error"
+        ))
     );
 }
 
