@@ -27,6 +27,9 @@ pub const MARKER: &str = "TETHER_EXEC_RUN";
 /// uninterruptible sleep cannot die at once).
 const SWEEP_LIMIT: Duration = Duration::from_millis(500);
 
+/// How long a sweep waits for an adopted child whose environment it cannot read yet.
+const SETTLE: Duration = Duration::from_millis(50);
+
 static NEXT_RUN: AtomicU64 = AtomicU64::new(1);
 
 /// Pids of the children tether-exec spawned and will wait for itself.
@@ -70,9 +73,12 @@ pub(crate) async fn sweep(pgid: Option<u32>, marker: &OsString) {
     let needle = marker_entry(marker);
     let started = Instant::now();
     loop {
-        let busy = sweep_once(&needle);
+        let (busy, unknown) = sweep_once(&needle);
         let group_alive = pgid.is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok());
-        if (!busy && !group_alive) || started.elapsed() > SWEEP_LIMIT {
+        // An adopted child caught mid-exec shows no environment for a moment: look again
+        // briefly rather than let it escape.
+        let settling = unknown && started.elapsed() < SETTLE;
+        if (!busy && !group_alive && !settling) || started.elapsed() > SWEEP_LIMIT {
             return;
         }
         tokio::time::sleep(Duration::from_millis(1)).await;
@@ -84,7 +90,7 @@ pub(crate) fn sweep_now(pgid: Option<i32>, marker: &OsString) {
     if let Some(pgid) = pgid.and_then(Pid::from_raw) {
         let _ = rustix::process::kill_process_group(pgid, Signal::KILL);
     }
-    sweep_once(&marker_entry(marker));
+    let _ = sweep_once(&marker_entry(marker));
 }
 
 /// `MARKER=value` as it appears in `/proc/PID/environ`.
@@ -95,12 +101,14 @@ fn marker_entry(marker: &OsString) -> Vec<u8> {
     entry
 }
 
-/// One pass over our adopted children; `true` when it found something to kill or reap (so
-/// more may follow: descendants of a killed process are adopted as it dies).
-fn sweep_once(needle: &[u8]) -> bool {
+/// One pass over our adopted children: whether it found something to kill or reap (so more
+/// may follow: descendants of a killed process are adopted as it dies), and whether an adopted
+/// child's environment could not be read (it may be between `fork` and `exec`).
+fn sweep_once(needle: &[u8]) -> (bool, bool) {
     let own = own();
     let our_group = rustix::process::getpgrp().as_raw_nonzero().get();
     let mut busy = false;
+    let mut unknown = false;
     for pid in children(rustix::process::getpid().as_raw_nonzero().get()) {
         if own.contains(&pid) {
             continue;
@@ -121,12 +129,16 @@ fn sweep_once(needle: &[u8]) -> bool {
             }
             continue;
         }
-        if carries(pid, needle) {
-            kill_tree(pid);
-            busy = true;
+        match carries(pid, needle) {
+            Some(true) => {
+                kill_tree(pid);
+                busy = true;
+            }
+            Some(false) => {}
+            None => unknown = true,
         }
     }
-    busy
+    (busy, unknown)
 }
 
 /// SIGKILL to `pid` and everything below it, children first listed before it dies.
@@ -171,8 +183,12 @@ fn stat(pid: i32) -> Option<(char, i32)> {
     Some((state, pgrp))
 }
 
-/// Whether `pid`'s environment holds `needle` (`MARKER=value`) as a whole entry.
-fn carries(pid: i32, needle: &[u8]) -> bool {
-    std::fs::read(format!("/proc/{pid}/environ"))
-        .is_ok_and(|env| env.split(|b| *b == 0).any(|entry| entry == needle))
+/// Whether `pid`'s environment holds `needle` (`MARKER=value`) as a whole entry; `None`
+/// when it cannot be read or is empty (a process in `exec`).
+fn carries(pid: i32, needle: &[u8]) -> Option<bool> {
+    let env = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    if env.is_empty() {
+        return None;
+    }
+    Some(env.split(|b| *b == 0).any(|entry| entry == needle))
 }
