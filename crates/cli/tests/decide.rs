@@ -40,6 +40,15 @@ fn hook(event: &str, lane: &str, command: &str) -> String {
     )
 }
 
+const EVALUATOR: &str = "evaluators:\n  risk:\n    type: choice\n    model: script/judge.yaml\n    instructions: Is the call safe?\n    choices: {safe: reads only, unsafe: changes things}\n";
+
+/// An evaluator hook mapping `safe` to `decision` (and `unsafe` to deny).
+fn evaluator_hook(event: &str, decision: &str, min_probability: f64) -> String {
+    format!(
+        "      {event}:\n        - matcher: '.*'\n          hooks:\n            - type: evaluator\n              evaluator: risk\n              evaluator_policy: {{decisions: {{safe: {decision}, unsafe: deny}}, min_probability: {min_probability}, fallback: deny}}\n"
+    )
+}
+
 fn tether(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("tether").unwrap();
     cmd.current_dir(dir)
@@ -67,6 +76,12 @@ fn check(cell: &Cell, hooks: &str) {
             "replies:\n  - tool_calls:\n      - name: {}\n        arguments: {args}\n  - text: done\n",
             cell.tool
         ),
+    )
+    .unwrap();
+    // The classifier evaluator cells use: sure the call is safe.
+    std::fs::write(
+        d.join("judge.yaml"),
+        "default: {text: '{\"choice\": \"safe\", \"probability\": 0.9}'}\n",
     )
     .unwrap();
     std::fs::write(
@@ -471,6 +486,42 @@ fn decide_and_a_real_run_agree_in_every_cell() {
             },
             "      tool_guard:\n        - hooks:\n            - {type: command, command: 'sleep 5', timeout: 1}\n"
                 .to_owned(),
+        ),
+        (
+            Cell {
+                name: "evaluator allows",
+                top: EVALUATOR,
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: false,
+                want: ("allow", "pre_tool_use_hook_allow"),
+            },
+            evaluator_hook("pre_tool_use", "allow", 0.8),
+        ),
+        (
+            Cell {
+                name: "evaluator below min_probability falls back to deny",
+                top: EVALUATOR,
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: false,
+                want: ("deny", "pre_tool_use_hook_deny"),
+            },
+            evaluator_hook("pre_tool_use", "allow", 0.95),
+        ),
+        (
+            Cell {
+                name: "evaluator on tool_guard asks, yolo",
+                top: EVALUATOR,
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: true,
+                want: ("ask", "tool_guard_ask"),
+            },
+            evaluator_hook("tool_guard", "ask", 0.8),
         ),
     ];
     for (cell, hooks) in &cells {
