@@ -489,6 +489,18 @@ fn decide_and_a_real_run_agree_in_every_cell() {
         ),
         (
             Cell {
+                name: "tool_guard exit 1 fails closed, yolo",
+                top: "",
+                hooks: "",
+                tool: "shell",
+                args: json!({"cmd": "echo hi"}),
+                yolo: true,
+                want: ("deny", "tool_guard_deny"),
+            },
+            hook("tool_guard", "default", "echo broken >&2; exit 1"),
+        ),
+        (
+            Cell {
                 name: "evaluator allows",
                 top: EVALUATOR,
                 hooks: "",

@@ -137,6 +137,24 @@ pub(crate) fn aggregate<'a>(
             } => {
                 apply_output(&mut r, &mut acc, event, lane, policy.name, out);
             }
+            // The newer guarding events treat any unexpected exit as a failure; pre_tool_use
+            // keeps the classic rule (a warning) that existing hook scripts rely on.
+            Outcome::Exited { code, stderr, .. }
+                if event.fails_closed() && event != HookEvent::PreToolUse =>
+            {
+                r.allowed = false;
+                r.exit_code = *code;
+                r.stderr.clone_from(stderr);
+                let detail = stderr.trim().lines().last().unwrap_or_default();
+                acc.messages.push(if detail.is_empty() {
+                    format!("{event} hook `{}` exited with status {code}", policy.name)
+                } else {
+                    format!(
+                        "{event} hook `{}` exited with status {code}: {detail}",
+                        policy.name
+                    )
+                });
+            }
             Outcome::Exited { code, stderr, .. } => {
                 if policy.on_error != OnError::Ignore {
                     let detail = stderr.trim().lines().last().unwrap_or_default();
