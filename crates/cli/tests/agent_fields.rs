@@ -91,3 +91,42 @@ fn add_description_parameter_gives_every_tool_a_why_that_hooks_see_and_tools_do_
         "greet the user\n"
     );
 }
+
+#[test]
+fn compaction_model_writes_the_summary() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    // A first exchange to summarize, then a call that fills 96% of the window.
+    std::fs::write(
+        d.join("main.yaml"),
+        "rules:\n  - match: '^hi$'\n    reply: {text: hello, usage: {input_tokens: 10, output_tokens: 2}}\ndefault: {tool_calls: [{name: think, arguments: {thought: long}}], usage: {input_tokens: 950, output_tokens: 10}}\nafter_tool: {text: done, usage: {input_tokens: 100, output_tokens: 5}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("sum.yaml"),
+        "default: {text: SUMMARY FROM THE SUMMARIZER}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("agent.yaml"),
+        "models:\n  main: {provider: script, model: main.yaml, provider_opts: {context_size: 1000}}\n  summarizer: {provider: script, model: sum.yaml}\nagents:\n  root:\n    model: main\n    compaction_model: summarizer\n    toolsets: [{type: think}]\n    hooks:\n      after_compaction:\n        - {type: command, command: \"jq -r .summary >> summary.log\"}\n",
+    )
+    .unwrap();
+    for args in [&["--exec", "hi"][..], &["--resume", "--exec", "go"][..]] {
+        let out = Command::cargo_bin("tether")
+            .unwrap()
+            .current_dir(d)
+            .env("TETHER_HOME", d.join(".tether"))
+            .env("XDG_CONFIG_HOME", d.join(".config"))
+            .env("SHELL", "/bin/bash")
+            .args(["run", "agent.yaml"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("summary.log")).unwrap(),
+        "SUMMARY FROM THE SUMMARIZER\n"
+    );
+}

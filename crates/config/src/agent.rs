@@ -88,6 +88,8 @@ pub struct Agent {
     pub max_tool_result_tokens: Option<u64>,
     /// `session_compaction` (default true): compact near the context window and on overflow.
     pub session_compaction: bool,
+    /// The model that writes compaction summaries (a `models:` name or `provider/model`).
+    pub compaction_model: Option<String>,
     /// The share of the context window past which the session is compacted (default 0.9).
     pub compaction_threshold: Option<f64>,
     /// The safety mode the agent's sessions start in, when the user chose none.

@@ -96,6 +96,7 @@ pub(crate) struct RawAgent {
     pub(crate) max_tool_result_tokens: Option<Spanned<i64>>,
     pub(crate) add_description_parameter: Option<bool>,
     pub(crate) session_compaction: Option<bool>,
+    pub(crate) compaction_model: Option<Spanned<String>>,
     pub(crate) compaction_threshold: Option<Spanned<f64>>,
     pub(crate) safety: Option<Spanned<String>>,
     pub(crate) routing: Option<Spanned<RawAgentRouting>>,

@@ -312,6 +312,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Compact the conversation near the context window and after an overflow (default true).",
     ),
     f(
+        "compaction_model",
+        T::String,
+        "The model that writes compaction summaries (`models:` name or `provider/model`; default: the agent's).",
+    ),
+    f(
         "compaction_threshold",
         T::Number,
         "The share of the context window past which the conversation is compacted (0 < x ≤ 1, default 0.9).",

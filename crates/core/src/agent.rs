@@ -46,6 +46,8 @@ pub struct AgentRuntime {
     pub(crate) max_tool_result_tokens: Option<u64>,
     /// `session_compaction` and the runtime's own switch both on.
     pub(crate) compaction: bool,
+    /// `compaction_model`: writes the summary instead of the agent's model.
+    pub(crate) compaction_provider: Option<Arc<dyn Provider>>,
     /// Share of the context window that triggers a compaction.
     pub(crate) compaction_threshold: f64,
     /// How calls no rule or hook decided are approved.

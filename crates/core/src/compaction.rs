@@ -252,7 +252,10 @@ impl Runtime {
             response_schema: None,
         };
         let response = tokio::select! {
-            r = complete(agent.provider.as_ref(), &request) => r.map_err(|e| e.to_string())?,
+            r = complete(
+                agent.compaction_provider.as_ref().unwrap_or(&agent.provider).as_ref(),
+                &request,
+            ) => r.map_err(|e| e.to_string())?,
             () = cancel.cancelled() => return Err("cancelled".to_owned()),
         };
         let text = response.message.text().trim().to_owned();

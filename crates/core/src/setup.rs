@@ -357,6 +357,10 @@ pub fn build_runtime(
                 ))
             })?;
         let (model, provider) = build_model(file, &name, &reference, env)?;
+        let compaction_provider = match &agent.compaction_model {
+            Some(reference) => Some(build_model(file, &name, reference, env)?.1),
+            None => None,
+        };
         let fallback = match &agent.fallback {
             None => None,
             Some(f) => {
@@ -525,6 +529,7 @@ pub fn build_runtime(
             welcome_message: agent.welcome_message.clone(),
             max_tool_result_tokens: agent.max_tool_result_tokens,
             compaction: opts.compaction && agent.session_compaction,
+            compaction_provider,
             compaction_threshold: agent
                 .compaction_threshold
                 .unwrap_or(crate::compaction::THRESHOLD),

@@ -139,6 +139,10 @@ impl Validator<'_> {
             parsed
         });
         let routing = a.routing.map(|r| self.agent_routing(&path, name, r, names));
+        let compaction_model = a.compaction_model.map(|m| {
+            self.model_ref(&format!("{path}.compaction_model"), &m, file);
+            m.value
+        });
         let compaction_threshold = a.compaction_threshold.and_then(|t| {
             if t.value > 0.0 && t.value <= 1.0 {
                 Some(t.value)
@@ -225,6 +229,7 @@ impl Validator<'_> {
             add_description_parameter: a.add_description_parameter.unwrap_or(false),
             session_compaction: a.session_compaction.unwrap_or(true),
             compaction_threshold,
+            compaction_model,
             safety,
             routing,
             fallback,
