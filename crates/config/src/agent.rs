@@ -284,7 +284,7 @@ pub struct ApiConfig {
     /// JSON Schema properties of the arguments, in file order.
     pub args: Vec<(String, Value)>,
     pub required: Vec<String>,
-    /// Describes the response; the model still receives the body as text.
+    /// The response's shape, told to the model in the tool's description (the body stays text).
     pub output_schema: Option<Value>,
 }
 

@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tether_config::ApiConfig;
 
-use crate::net::{expand, guarded_client, limit_output, read_capped, refused};
+use crate::net::{expand, guarded_client, http_call, refused};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 const MAX_BODY: usize = 1 << 20;
@@ -28,13 +28,25 @@ pub struct ApiTool {
     allow_private: bool,
 }
 
+/// The tool's description: its `instruction`, and the shape of its answer when `output_schema`
+/// gives one (the model reads the body as text).
+fn describe(config: &ApiConfig) -> String {
+    match &config.output_schema {
+        Some(schema) => format!(
+            "{}\n\nThe response is JSON matching this schema: {schema}",
+            config.instruction
+        ),
+        None => config.instruction.clone(),
+    }
+}
+
 impl ApiTool {
     pub fn new(config: &ApiConfig, timeout: Option<Duration>, allow_private: bool) -> Self {
         let properties: Map<String, Value> = config.args.iter().cloned().collect();
         Self {
             definition: ToolDefinition {
                 name: config.name.clone(),
-                description: config.instruction.clone(),
+                description: describe(config),
                 parameters: json!({
                     "type": "object",
                     "properties": properties,
@@ -80,21 +92,7 @@ impl ApiTool {
         if with_body {
             req = req.json(args);
         }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
-        let status = resp.status();
-        let (body, _) = read_capped(resp, MAX_BODY).await?;
-        let text = limit_output(
-            String::from_utf8_lossy(&body).into_owned(),
-            Some(MAX_OUTPUT),
-        );
-        Ok(if status.is_client_error() || status.is_server_error() {
-            ToolResult::error(format!("HTTP {}: {text}", status.as_u16()))
-        } else {
-            ToolResult::ok(text)
-        })
+        http_call(req, MAX_BODY, Some(MAX_OUTPUT), false).await
     }
 }
 
@@ -114,5 +112,30 @@ impl Tool for ApiTool {
                 () = ctx.cancel.cancelled() => ToolResult::error("cancelled"),
             }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_schema_is_in_the_description() {
+        let mut config = ApiConfig {
+            name: "weather".into(),
+            instruction: "Today's weather".into(),
+            endpoint: "https://example.com".into(),
+            method: "GET".into(),
+            headers: Vec::new(),
+            args: Vec::new(),
+            required: Vec::new(),
+            output_schema: None,
+        };
+        assert_eq!(describe(&config), "Today's weather");
+        config.output_schema = Some(json!({"type": "object"}));
+        assert_eq!(
+            describe(&config),
+            "Today's weather\n\nThe response is JSON matching this schema: {\"type\":\"object\"}"
+        );
     }
 }

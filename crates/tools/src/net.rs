@@ -110,6 +110,32 @@ pub(crate) fn refused(url: &str, allow_private: bool) -> Option<String> {
         .and_then(|u| literal_refused(&u))
 }
 
+/// Sends an `api` / `openapi` request and makes its answer a tool result: the body read up to
+/// `cap` bytes and cut to `max_output`, an HTTP error status a failed call. `note_cut` puts a
+/// warning first when the body was longer than `cap`.
+pub(crate) async fn http_call(
+    req: reqwest::RequestBuilder,
+    cap: usize,
+    max_output: Option<usize>,
+    note_cut: bool,
+) -> Result<crate::ToolResult, String> {
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
+    let status = resp.status();
+    let (bytes, cut) = read_capped(resp, cap).await?;
+    let mut text = limit_output(String::from_utf8_lossy(&bytes).into_owned(), max_output);
+    if cut && note_cut {
+        text = format!("[WARNING: Response truncated at 1MB limit]\n{text}");
+    }
+    Ok(if status.is_client_error() || status.is_server_error() {
+        crate::ToolResult::error(format!("HTTP {}: {text}", status.as_u16()))
+    } else {
+        crate::ToolResult::ok(text)
+    })
+}
+
 /// Reads at most `cap` bytes of a response body; `true` when the body was longer.
 pub(crate) async fn read_capped(
     resp: reqwest::Response,

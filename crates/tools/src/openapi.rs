@@ -12,7 +12,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use crate::net::{
-    encode_component, expand, guarded_client, limit_output, read_capped, refused, scalar_text,
+    encode_component, expand, guarded_client, http_call, read_capped, refused, scalar_text,
 };
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
@@ -425,21 +425,7 @@ impl OperationTool {
         for (name, value) in &s.headers {
             req = req.header(name, expand(value, None, false)?);
         }
-        let resp = req
-            .send()
-            .await
-            .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
-        let status = resp.status();
-        let (bytes, cut) = read_capped(resp, MAX_BODY).await?;
-        let mut text = limit_output(String::from_utf8_lossy(&bytes).into_owned(), s.max_output);
-        if cut {
-            text = format!("[WARNING: Response truncated at 1MB limit]\n{text}");
-        }
-        Ok(if status.is_client_error() || status.is_server_error() {
-            ToolResult::error(format!("HTTP {}: {text}", status.as_u16()))
-        } else {
-            ToolResult::ok(text)
-        })
+        http_call(req, MAX_BODY, s.max_output, true).await
     }
 }
 
