@@ -722,7 +722,11 @@ pub const MODEL_FIELDS: &[Field] = &[
         T::String,
         "The provider's model name (a script file for `script`).",
     ),
-    f("description", T::String, "What the model is for."),
+    f(
+        "description",
+        T::String,
+        "What the model is for (listed by `model_picker` toolsets).",
+    ),
     f(
         "base_url",
         T::String,

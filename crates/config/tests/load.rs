@@ -564,3 +564,18 @@ fn shared_toolsets_and_command_groups_are_added_to_the_agents_that_use_them() {
         "{e}"
     );
 }
+
+#[test]
+fn a_field_the_provider_has_no_place_for_is_an_error() {
+    let e = errors(
+        "models:\n  c: {provider: anthropic, model: claude-sonnet-4-5, frequency_penalty: 0.5}\n  g: {provider: google, model: gemini-2.5-flash, parallel_tool_calls: false, track_usage: false}\nagents:\n  root: {model: c}\n",
+    )
+    .join("\n");
+    for want in [
+        "models.c: `frequency_penalty` is not supported by the `anthropic` provider",
+        "models.g: `parallel_tool_calls` is not supported by the `google` provider",
+        "models.g: `track_usage: false` is not supported by the `google` provider",
+    ] {
+        assert!(e.contains(want), "{want}\n{e}");
+    }
+}

@@ -16,10 +16,18 @@ pub(crate) const REVERT_MODEL: &str = "revert_model";
 pub(crate) type Picked = Arc<Mutex<Option<usize>>>;
 
 /// The toolset's system-prompt text.
-pub(crate) fn instruction(models: &[String]) -> String {
+/// `models`: each model as written, with its `models:` entry's `description` when it has one.
+pub(crate) fn instruction(models: &[(&str, Option<&str>)]) -> String {
+    let listed: Vec<String> = models
+        .iter()
+        .map(|(m, d)| match d {
+            Some(d) => format!("{m} ({d})"),
+            None => (*m).to_owned(),
+        })
+        .collect();
     format!(
         "## Model Switching\n\nAvailable models: {}.\n\nUse `{CHANGE_MODEL}` to switch to a model better suited for the current task (e.g., faster model for simple tasks, more capable model for complex reasoning).\nUse `{REVERT_MODEL}` to return to the original model when done.",
-        models.join(", ")
+        listed.join(", ")
     )
 }
 
@@ -107,5 +115,22 @@ impl Tool for ModelPickerTool {
         _ctx: ToolContext<'a>,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(std::future::ready(self.run(args)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_descriptions_are_listed_beside_their_names() {
+        let text = instruction(&[
+            ("fast", Some("cheap, for summaries")),
+            ("openai/gpt-4o", None),
+        ]);
+        assert!(
+            text.contains("Available models: fast (cheap, for summaries), openai/gpt-4o."),
+            "{text}"
+        );
     }
 }

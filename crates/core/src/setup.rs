@@ -406,7 +406,15 @@ pub fn build_runtime(
                     Source::OpenApi(Arc::new(doc))
                 }
                 None if toolset.kind == tether_config::ToolsetKind::ModelPicker => {
-                    instruct(&crate::model_picker::instruction(&toolset.models));
+                    let described: Vec<(&str, Option<&str>)> = toolset
+                        .models
+                        .iter()
+                        .map(|m| {
+                            let d = file.model(m).and_then(|c| c.description.as_deref());
+                            (m.as_str(), d)
+                        })
+                        .collect();
+                    instruct(&crate::model_picker::instruction(&described));
                     let models = toolset
                         .models
                         .iter()

@@ -181,7 +181,6 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
         body["tools"] = json!(tools);
     }
     if thinking.is_none() || req.response_schema.is_some() {
-        // Anthropic has no penalties; docker-agent drops them too.
         if let Some(t) = spec.temperature {
             body["temperature"] = json!(t);
         }

@@ -200,13 +200,20 @@ impl Validator<'_> {
                 first_available: Vec::new(),
                 provider_opts: m.provider_opts.unwrap_or_default(),
             };
-            catalog.models.push((
-                name,
-                match def {
-                    Some(d) => d.apply(cfg),
-                    None => cfg,
-                },
-            ));
+            let cfg = match def {
+                Some(d) => d.apply(cfg),
+                None => cfg,
+            };
+            for field in unsupported_by_provider(&cfg) {
+                self.error(
+                    origin.clone(),
+                    format!(
+                        "`{field}` is not supported by the `{}` provider",
+                        cfg.provider
+                    ),
+                );
+            }
+            catalog.models.push((name, cfg));
         }
         for (path, r) in references {
             match catalog.resolve(&r.value) {
@@ -368,4 +375,25 @@ impl Validator<'_> {
             cooldown,
         }
     }
+}
+
+/// Fields a model sets that its provider's API has no place for (rather than dropping them).
+fn unsupported_by_provider(m: &ModelConfig) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    let anthropic = matches!(m.provider.as_str(), "anthropic" | "amazon-bedrock");
+    let google = matches!(m.provider.as_str(), "google" | "gemini");
+    if anthropic && m.frequency_penalty.is_some() {
+        out.push("frequency_penalty");
+    }
+    if anthropic && m.presence_penalty.is_some() {
+        out.push("presence_penalty");
+    }
+    if google && m.parallel_tool_calls.is_some() {
+        out.push("parallel_tool_calls");
+    }
+    // These APIs always report usage.
+    if (anthropic || google) && m.track_usage == Some(false) {
+        out.push("track_usage: false");
+    }
+    out
 }
