@@ -168,17 +168,7 @@ impl UserConfig {
         let (snapshot, raw_hooks, raw_safety) = raw
             .settings
             .map_or((None, None, None), |s| (s.snapshot, s.hooks, s.safety));
-        let safety = raw_safety.and_then(|s| {
-            let parsed = crate::agent::Safety::parse(&s.value);
-            if parsed.is_none() {
-                v.error_hint(
-                    v.origin(&s.referenced, "settings.safety"),
-                    format!("unknown safety mode `{}`", s.value),
-                    format!("use one of {}", crate::agent::Safety::NAMES.join(", ")),
-                );
-            }
-            parsed
-        });
+        let safety = raw_safety.and_then(|s| v.safety("settings.safety", &s));
         let mut hooks = raw_hooks
             .map(|h| v.hooks("settings.hooks", h))
             .unwrap_or_default();

@@ -130,12 +130,17 @@ impl Runtime {
                                 env: &[],
                                 progress: Some(&progress),
                             };
-                            let mut args = args.clone();
-                            if agent.toolbox.describe_calls
+                            // Copied only to drop the `description` the runtime added.
+                            let args = if agent.toolbox.describe_calls
+                                && args.contains_key(crate::toolbox::WHY)
                                 && !crate::toolbox::owns_why(entry.tool.definition())
                             {
-                                args.remove(crate::toolbox::WHY);
-                            }
+                                let mut own = args.clone();
+                                own.remove(crate::toolbox::WHY);
+                                std::borrow::Cow::Owned(own)
+                            } else {
+                                std::borrow::Cow::Borrowed(&args)
+                            };
                             let mut result = entry.tool.call(&args, ctx).await;
                             if entry.tool.definition().category == "skills" && !result.is_error {
                                 let skill = args
@@ -464,13 +469,7 @@ impl Runtime {
 /// A skill's name and text, by name.
 fn skill_content(skills: &[tether_tools::Skill], name: &str) -> Option<(String, String)> {
     let skill = skills.iter().find(|s| s.name == name)?;
-    let content = match &skill.body {
-        tether_tools::SkillBody::Inline(text) => text.clone(),
-        tether_tools::SkillBody::File { dir, .. } => {
-            std::fs::read_to_string(dir.join("SKILL.md")).ok()?
-        }
-    };
-    Some((skill.name.clone(), content))
+    Some((skill.name.clone(), skill.content().ok()?))
 }
 
 /// `/SKILL [request]`: the skill's instructions as the prompt.

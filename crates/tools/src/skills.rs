@@ -31,6 +31,15 @@ pub enum SkillBody {
 }
 
 impl Skill {
+    /// The skill's text: its `SKILL.md` as written, or its inline instructions.
+    pub fn content(&self) -> Result<String, String> {
+        match &self.body {
+            SkillBody::Inline(text) => Ok(text.clone()),
+            SkillBody::File { dir, .. } => std::fs::read_to_string(dir.join("SKILL.md"))
+                .map_err(|e| format!("reading file: {e}")),
+        }
+    }
+
     fn files(&self) -> &[String] {
         match &self.body {
             SkillBody::File { files, .. } => files,
@@ -264,11 +273,7 @@ impl SkillTool {
     fn read(&self, args: &Map<String, Value>) -> Result<String, String> {
         if !self.file {
             let a: ReadSkill = parse("read_skill", args).map_err(|e| e.to_string())?;
-            return match &self.find(&a.name)?.body {
-                SkillBody::Inline(text) => Ok(text.clone()),
-                SkillBody::File { dir, .. } => std::fs::read_to_string(dir.join("SKILL.md"))
-                    .map_err(|e| format!("reading file: {e}")),
-            };
+            return self.find(&a.name)?.content();
         }
         let a: ReadSkillFile = parse("read_skill_file", args).map_err(|e| e.to_string())?;
         let skill = self.find(&a.skill_name)?;

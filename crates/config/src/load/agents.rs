@@ -127,17 +127,9 @@ impl Validator<'_> {
             self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
         }
         let fallback = a.fallback.map(|f| self.fallback(&path, f, file));
-        let safety = a.safety.and_then(|s| {
-            let parsed = Safety::parse(&s.value);
-            if parsed.is_none() {
-                self.error_hint(
-                    self.origin(&s.referenced, format!("{path}.safety")),
-                    format!("unknown safety mode `{}`", s.value),
-                    format!("use one of {}", Safety::NAMES.join(", ")),
-                );
-            }
-            parsed
-        });
+        let safety = a
+            .safety
+            .and_then(|s| self.safety(&format!("{path}.safety"), &s));
         let routing = a.routing.map(|r| self.agent_routing(&path, name, r, names));
         let compaction_model = a.compaction_model.map(|m| {
             self.model_ref(&format!("{path}.compaction_model"), &m, file);
@@ -298,6 +290,19 @@ impl Validator<'_> {
             }
             (None, None) => String::new(),
         }
+    }
+
+    /// A safety mode (`safety:`, `settings.safety`).
+    pub(crate) fn safety(&mut self, path: &str, s: &Spanned<String>) -> Option<Safety> {
+        let parsed = Safety::parse(&s.value);
+        if parsed.is_none() {
+            self.error_hint(
+                self.origin(&s.referenced, path),
+                format!("unknown safety mode `{}`", s.value),
+                format!("use one of {}", Safety::NAMES.join(", ")),
+            );
+        }
+        parsed
     }
 
     fn agent_routing(

@@ -12,9 +12,6 @@ use crate::raw::{RawFallback, RawModel, RawProvider};
 
 use super::Validator;
 
-/// Client types a `providers:` entry may name.
-const PROVIDER_TYPES: [&str; 5] = ["openai", "anthropic", "google", "dmr", "amazon-bedrock"];
-
 impl Validator<'_> {
     pub(super) fn providers(
         &mut self,
@@ -25,12 +22,7 @@ impl Validator<'_> {
             let path = format!("providers.{name}");
             let p = p.value;
             let provider = match p.provider {
-                Some(t)
-                    if PROVIDER_TYPES.contains(&t.value.as_str())
-                        || KNOWN_PROVIDERS.contains(&t.value.as_str()) =>
-                {
-                    t.value
-                }
+                Some(t) if KNOWN_PROVIDERS.contains(&t.value.as_str()) => t.value,
                 Some(t) => {
                     self.error_hint(
                         self.origin(&t.referenced, format!("{path}.provider")),
