@@ -383,10 +383,11 @@ pub enum ToolsetKind {
     Api,
     OpenApi,
     ModelPicker,
+    BackgroundAgents,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -399,6 +400,7 @@ impl ToolsetKind {
         Self::Api,
         Self::OpenApi,
         Self::ModelPicker,
+        Self::BackgroundAgents,
     ];
 
     pub const fn type_name(self) -> &'static str {
@@ -415,6 +417,7 @@ impl ToolsetKind {
             Self::Api => "api",
             Self::OpenApi => "openapi",
             Self::ModelPicker => "model_picker",
+            Self::BackgroundAgents => "background_agents",
         }
     }
 
@@ -449,6 +452,12 @@ impl ToolsetKind {
             ],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
             Self::ModelPicker => &["change_model", "revert_model"],
+            Self::BackgroundAgents => &[
+                "run_background_agent",
+                "list_background_agents",
+                "view_background_agent",
+                "stop_background_agent",
+            ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:` or `api_config.name`.
             Self::Mcp | Self::Script | Self::Api | Self::OpenApi => &[],
@@ -457,12 +466,5 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 7] = [
-    "mcp_catalog",
-    "lsp",
-    "a2a",
-    "open_url",
-    "background_agents",
-    "rag",
-    "tasks",
-];
+pub const UNSUPPORTED_TOOLSETS: [&str; 6] =
+    ["mcp_catalog", "lsp", "a2a", "open_url", "rag", "tasks"];

@@ -403,6 +403,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
             "api",
             "openapi",
             "model_picker",
+            "background_agents",
         ]),
         "The toolset.",
     ),

@@ -279,7 +279,7 @@ fn timeout_zero_or_negative_means_the_default() {
 #[test]
 fn references_to_agents_models_and_toolsets_are_checked() {
     let e = errors(
-        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: background_agents\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
+        "agents:\n  root:\n    model: fast\n    sub_agents: [helper]\n    toolsets:\n      - type: lsp\n      - type: filesystem\n        tools: [read_fil]\n      - type: filesystem\n        safer: true\n",
     );
     let firsts: Vec<_> = e
         .iter()
@@ -290,11 +290,41 @@ fn references_to_agents_models_and_toolsets_are_checked() {
         [
             "agent.yaml:3:12: agents.root.model: unknown model `fast`",
             "agent.yaml:4:18: agents.root.sub_agents[0]: unknown agent `helper` (agents: root)",
-            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `background_agents` is not supported yet",
+            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `lsp` is not supported yet",
             "agent.yaml:8:17: agents.root.toolsets[1].tools[0]: unknown tool `read_fil` in a `filesystem` toolset",
             "agent.yaml:10:16: agents.root.toolsets[2].safer: safer can only be used with type 'shell'",
         ]
     );
+}
+
+#[test]
+fn background_agents_need_sub_agents_and_take_no_model() {
+    let e = errors(
+        "agents:\n  root:\n    toolsets:\n      - type: background_agents\n        model: openai/gpt-4o\n        tools: [run_background_agent, wait_for_it]\n",
+    );
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:5:16: agents.root.toolsets[0].model: `model` does not apply to `type: background_agents` toolsets",
+            "agent.yaml:6:39: agents.root.toolsets[0].tools[1]: unknown tool `wait_for_it` in a `background_agents` toolset",
+        ]
+    );
+    let e = errors("agents:\n  root:\n    toolsets:\n      - type: background_agents\n");
+    assert_eq!(
+        e[0].lines().next().unwrap(),
+        "agent.yaml:4:9: agents.root.toolsets[0]: a `background_agents` toolset needs `sub_agents` to dispatch to"
+    );
+    let f = load_str(
+        "agents:\n  root:\n    sub_agents: [helper]\n    toolsets: [{type: background_agents, readonly: true}]\n  helper:\n    instruction: help\n",
+        "a.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(f.agents[0].toolsets[0].kind, ToolsetKind::BackgroundAgents);
 }
 
 #[test]

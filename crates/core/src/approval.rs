@@ -506,6 +506,12 @@ impl Runtime {
                 self.decided(agent, input, "deny", v.source).await;
                 return Approval::Synthesised(v.denial);
             }
+            Decision::Ask if session.background => {
+                // Nobody watches a background task; every hook has had its say.
+                self.decided(agent, input, "allow", "background_agent")
+                    .await;
+                return Approval::Run(v.arguments);
+            }
             Decision::Ask => {}
         }
 

@@ -22,7 +22,7 @@ pub(crate) const TRANSFER_TASK: &str = "transfer_task";
 pub(crate) const HANDOFF: &str = "handoff";
 
 /// The implicit user message of a child session.
-const PROCEED: &str = "Please proceed.";
+pub(crate) const PROCEED: &str = "Please proceed.";
 /// The implicit user message after a forced handoff.
 pub(crate) const FORCED_CONTINUE: &str = "Please continue from here.";
 
@@ -69,7 +69,7 @@ pub(crate) fn handoff_definition(handoffs: &[String]) -> ToolDefinition {
 }
 
 /// The child session's own instruction.
-fn task_instruction(task: &str, expected_output: &str) -> String {
+pub(crate) fn task_instruction(task: &str, expected_output: &str) -> String {
     let mut text = format!(
         "You are a member of a team of agents. Another agent transferred this task to you; complete it and answer with the result.\n\n<task>\n{task}\n</task>"
     );
@@ -121,6 +121,13 @@ impl Runtime {
     ) -> ToolResult {
         let target = arg(args, "agent");
         match name {
+            crate::background::RUN
+            | crate::background::LIST
+            | crate::background::VIEW
+            | crate::background::STOP => {
+                self.call_background_tool(agent, session, name, args, cancel)
+                    .await
+            }
             SEARCH_TOOL => agent.toolbox.search(args),
             ADD_TOOL => agent.toolbox.add(args),
             TRANSFER_TASK if agent.sub_agents.iter().any(|a| a == target) => {
@@ -176,11 +183,16 @@ impl Runtime {
         child.instruction = Some(task_instruction(task, expected_output));
         child.tools_approved = parent.tools_approved;
         child.agent_file.clone_from(&parent.agent_file);
+        child.background = parent.background;
+        if parent.background {
+            self.background.adopt(&parent.id, &child.id);
+        }
         self.persist_new(&mut child, None);
         self.start_session(&mut child, "startup", cancel).await;
         self.record(&mut child, Message::user(PROCEED));
         let outcome = self.run_child(&mut child, cancel).await;
         self.end_session(&child, "other").await;
+        self.background.release(&child.id);
         let answer = match &outcome.reason {
             StopReason::Normal | StopReason::MaxIterations { .. } => child.last_assistant_message(),
             _ => String::new(),

@@ -7,6 +7,7 @@
 
 mod agent;
 mod approval;
+mod background;
 mod compaction;
 mod context;
 mod delegation;

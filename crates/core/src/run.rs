@@ -105,6 +105,8 @@ impl Runtime {
     /// Fires `session_end` with a fresh token: it runs even after Ctrl-C, bounded by each
     /// hook's timeout.
     pub async fn end_session(&self, session: &Session, reason: &str) {
+        // Its background tasks end first, their own session_end hooks included.
+        self.stop_background(&session.id).await;
         if let Ok(agent) = self.current(session) {
             let mut input = self.input(&agent, &session.id);
             reason.clone_into(&mut input.reason);
@@ -366,7 +368,7 @@ impl Runtime {
             },
         );
         self.notify(agent, &session.id, "warning", &message).await;
-        let resume = if self.non_interactive {
+        let resume = if self.non_interactive || session.background {
             false
         } else {
             self.waiting_for_user(session, cancel).await;
@@ -447,6 +449,9 @@ impl Runtime {
         state: &mut RunState,
         cancel: &CancellationToken,
     ) -> Result<bool, StopReason> {
+        if session.background {
+            return Ok(false);
+        }
         let drained = self.queues.drain_steering();
         if drained.is_empty() {
             return Ok(false);
@@ -477,6 +482,9 @@ impl Runtime {
         state: &mut RunState,
         cancel: &CancellationToken,
     ) -> Result<bool, StopReason> {
+        if session.background {
+            return Ok(false);
+        }
         let Some(text) = self.queues.next_followup() else {
             return Ok(false);
         };

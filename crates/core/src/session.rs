@@ -40,6 +40,9 @@ pub struct Session {
     /// Persisted. The agent file the session runs (`tether hooks replay` re-decides under it
     /// by default).
     pub agent_file: Option<std::path::PathBuf>,
+    /// A `background_agents` task: it runs beside its caller, takes no steering or
+    /// follow-ups, and asks nobody.
+    pub background: bool,
 }
 
 impl Session {
@@ -61,6 +64,7 @@ impl Session {
             store_failed: false,
             spool_files: Vec::new(),
             agent_file: None,
+            background: false,
         }
     }
 

@@ -114,8 +114,21 @@ pub fn new_session_id() -> String {
 pub const ASYNC_HOOK_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A configured runtime: agents, team permissions, where events go and how to ask the user.
+/// Cloning is cheap and shares everything: background sub-agent tasks hold a clone.
+#[derive(Debug, Clone)]
+pub struct Runtime(Arc<Shared>);
+
+impl std::ops::Deref for Runtime {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What every clone of a [`Runtime`] shares.
 #[derive(Debug)]
-pub struct Runtime {
+pub struct Shared {
     pub(crate) agents: Vec<Arc<AgentRuntime>>,
     pub(crate) permissions: Permissions,
     pub(crate) sink: Sink,
@@ -130,6 +143,8 @@ pub struct Runtime {
     pub(crate) mcp_notified: crate::mcp::Notified,
     /// What setup skipped (malformed skills), for the user to see.
     pub(crate) warnings: Vec<String>,
+    /// `background_agents` tasks.
+    pub(crate) background: crate::background::Tasks,
 }
 
 /// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
@@ -377,9 +392,23 @@ pub fn build_runtime(
         };
         let mut system_prompt = vec![agent.instruction.clone()];
         let mut slots = Vec::new();
+        let mut background_tools = Vec::new();
         let mut tool_models: Vec<ToolModel> = Vec::new();
         let picked = crate::model_picker::Picked::default();
         for toolset in &agent.toolsets {
+            if toolset.kind == tether_config::ToolsetKind::BackgroundAgents {
+                background_tools.extend(crate::background::definitions(
+                    toolset.tools.as_deref(),
+                    toolset.readonly,
+                ));
+                if let Some(text) = toolbox::instruction(
+                    toolset.instruction.as_deref(),
+                    Some(crate::background::INSTRUCTION),
+                ) {
+                    system_prompt.push(text);
+                }
+                continue;
+            }
             let set = tether_tools::build_toolset_with(toolset, &opts.shell, &shared);
             let mut instruct = |original: &str| {
                 if let Some(text) =
@@ -469,6 +498,7 @@ pub fn build_runtime(
         if !agent.handoffs.is_empty() {
             runtime_tools.push(handoff_definition(&agent.handoffs));
         }
+        runtime_tools.append(&mut background_tools);
         let mut skills = Vec::new();
         if let Some(config) = &agent.skills {
             skills = agent_skills(
@@ -555,7 +585,7 @@ pub fn build_runtime(
     }
     let mut permissions = file.permissions.clone();
     permissions.extend(opts.global_permissions);
-    Ok(Runtime {
+    Ok(Runtime(Arc::new(Shared {
         agents,
         permissions,
         sink,
@@ -568,7 +598,8 @@ pub fn build_runtime(
         async_hook_grace: opts.async_hook_grace,
         mcp_notified: crate::mcp::Notified::default(),
         warnings,
-    })
+        background: crate::background::Tasks::default(),
+    })))
 }
 
 /// An agent's skills: the local ones (when asked for), then its inline ones, kept to the
@@ -631,7 +662,9 @@ impl Runtime {
     }
 
     pub(crate) fn emit(&self, session_id: &str, event: RuntimeEvent) {
-        self.sink.emit(session_id, event);
+        if self.background.forward(session_id, &event) {
+            self.sink.emit(session_id, event);
+        }
     }
 
     /// Fills the common Input fields.

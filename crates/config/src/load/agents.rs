@@ -111,6 +111,17 @@ impl Validator<'_> {
                 ),
             }
         }
+        if sub_agents.is_empty()
+            && let Some(t) = toolsets
+                .iter()
+                .find(|t| t.kind == ToolsetKind::BackgroundAgents)
+        {
+            self.error_hint(
+                t.origin.clone(),
+                "a `background_agents` toolset needs `sub_agents` to dispatch to",
+                "list the agents it may run, e.g. `sub_agents: [researcher]`",
+            );
+        }
         // `readonly` on the agent: every toolset keeps only its read-only tools.
         if a.readonly == Some(true) {
             for t in &mut toolsets {
@@ -529,7 +540,22 @@ impl Validator<'_> {
             return None;
         };
         let before = self.diags.len();
-        if let Some(m) = &t.model {
+        if kind == ToolsetKind::BackgroundAgents {
+            // The runtime runs these tools itself: no model, deferral or TOON rewriting.
+            let given = [
+                ("model", t.model.as_ref().map(|v| &v.referenced)),
+                ("defer", t.defer.as_ref().map(|v| &v.referenced)),
+                ("toon", t.toon.as_ref().map(|v| &v.referenced)),
+            ];
+            for (key, at) in given {
+                if let Some(at) = at {
+                    self.error(
+                        self.origin(at, format!("{path}.{key}")),
+                        format!("`{key}` does not apply to `type: background_agents` toolsets"),
+                    );
+                }
+            }
+        } else if let Some(m) = &t.model {
             self.model_ref(&format!("{path}.model"), m, file);
         }
         let http = matches!(
