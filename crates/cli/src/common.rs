@@ -37,11 +37,14 @@ impl fmt::Display for BlockedByHook {
 
 impl std::error::Error for BlockedByHook {}
 
+/// Loads an agent file and the external agents it names.
 pub(crate) fn load(path: &Path) -> anyhow::Result<AgentFile> {
-    tether_config::load_file(path).map_err(|e| match e {
+    let mut file = tether_config::load_file(path).map_err(|e| match e {
         ConfigError::Io { .. } => user_error(e.to_string()),
         ConfigError::Invalid(d) => user_error(format!("invalid agent file\n{d}")),
-    })
+    })?;
+    crate::external::resolve(&mut file, &tether_home().join("cache"))?;
+    Ok(file)
 }
 
 /// The named agent, else `root`, else the first.

@@ -264,7 +264,7 @@ pub(crate) fn agent_files_md() -> String {
             "Agents (`agents.NAME`)",
             "agent",
             s::AGENT_FIELDS,
-            "An agent's `model` is a `models:` name, `provider/model`, a comma list (`a,b`: an alloy, each model call going to the next model in turn) or `auto` (the first of Anthropic, OpenAI, Google, Mistral whose key is set, else the local Docker Model Runner). `sub_agents` and `handoffs` name agents of the same file; external agents (OCI references, URLs) are not supported yet.",
+            "An agent's `model` is a `models:` name, `provider/model`, a comma list (`a,b`: an alloy, each model call going to the next model in turn) or `auto` (the first of Anthropic, OpenAI, Google, Mistral whose key is set, else the local Docker Model Runner). `sub_agents` and `handoffs` name agents of the same file or external agents: an OCI reference (`agentcatalog/pirate`), an http(s) URL or a `.yaml` file, fetched and cached before the run (docs/design.md, External agents).",
         ),
         (
             "Models (`models.NAME`)",

@@ -7,6 +7,7 @@ mod common;
 mod console;
 mod docs;
 mod elicit;
+mod external;
 mod interact;
 mod interactive;
 mod out;

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::diagnostic::Origin;
+use crate::diagnostic::{Diagnostic, Origin};
 use crate::evaluator::Evaluator;
 use crate::hooks::HooksConfig;
 use crate::mcp::McpServer;
@@ -29,6 +29,9 @@ pub struct AgentFile {
     pub metadata: BTreeMap<String, Value>,
     /// `evaluators:`, in file order (`type: evaluator` hooks hold their own copy).
     pub evaluators: Vec<Evaluator>,
+    /// Agents of other files that `sub_agents` and `handoffs` name, in order of first mention;
+    /// the caller fetches and [attaches](AgentFile::attach) them.
+    pub externals: Vec<External>,
 }
 
 impl AgentFile {
@@ -52,6 +55,198 @@ impl AgentFile {
     /// Resolves one model reference: a `models:` entry name, else `provider/model`.
     pub fn resolve_model(&self, reference: &str) -> Option<ModelConfig> {
         self.models.resolve(reference)
+    }
+
+    /// A member of the team: an agent of this file, or an attached external agent (the
+    /// default agent of its file, which its models and paths resolve against).
+    pub fn member(&self, name: &str) -> Option<(&Self, &Agent)> {
+        if let Some(a) = self.agent(name) {
+            return Some((self, a));
+        }
+        let file = self
+            .externals
+            .iter()
+            .find(|e| e.reference == name)?
+            .file
+            .as_deref()?;
+        Some((file, file.default_agent()?))
+    }
+
+    /// Attaches the loaded file of external agent `reference`. Its default agent joins the
+    /// team under the name `reference`; a team of its own or team-wide permissions would need
+    /// a runtime per file, so they are errors.
+    pub fn attach(&mut self, reference: &str, file: Self) -> Result<(), Box<Diagnostic>> {
+        let Some(external) = self.externals.iter_mut().find(|e| e.reference == reference) else {
+            return Err(Box::new(Diagnostic::new(
+                Origin::synthetic(reference),
+                format!("`{reference}` is not an external agent of this file"),
+            )));
+        };
+        let fail =
+            |message: String| Err(Box::new(Diagnostic::new(external.origin.clone(), message)));
+        let Some(agent) = file.default_agent() else {
+            return fail(format!("external agent `{reference}` defines no agents"));
+        };
+        if !agent.sub_agents.is_empty() || !agent.handoffs.is_empty() {
+            return fail(format!(
+                "external agent `{reference}`: its agent `{}` has `sub_agents` or `handoffs`; an external agent with a team of its own is not supported yet",
+                agent.name
+            ));
+        }
+        if !file.permissions.is_empty() {
+            return fail(format!(
+                "external agent `{reference}`: top-level `permissions` in its file are not supported yet"
+            ));
+        }
+        external.file = Some(Arc::new(file));
+        Ok(())
+    }
+}
+
+/// An agent another file defines, named in `sub_agents` or `handoffs` by its reference.
+#[derive(Debug, Clone)]
+pub struct External {
+    pub reference: String,
+    pub source: ExternalSource,
+    /// Where the reference is written (the first mention).
+    pub origin: Origin,
+    /// The loaded file, once attached.
+    pub file: Option<Arc<AgentFile>>,
+}
+
+/// Where an external agent's file comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExternalSource {
+    /// An http(s) URL.
+    Url(String),
+    /// A `.yaml`/`.yml` file, relative to the referring file's directory.
+    File(PathBuf),
+    /// An OCI artifact, as `docker agent share push` stores agents.
+    Oci(OciReference),
+}
+
+impl ExternalSource {
+    /// `None` for a plain agent name (no `/`, no URL, no `.yaml`); `Some(Err)` for a reference
+    /// that is malformed.
+    pub fn parse(reference: &str) -> Option<Result<Self, String>> {
+        if let Some((scheme, _)) = reference.split_once("://") {
+            return Some(if matches!(scheme, "http" | "https") {
+                Ok(Self::Url(reference.to_owned()))
+            } else {
+                Err(format!(
+                    "`{scheme}://` URLs are not supported (use http or https)"
+                ))
+            });
+        }
+        let lower = reference.to_ascii_lowercase();
+        if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            return Some(Ok(Self::File(PathBuf::from(reference))));
+        }
+        if !reference.contains('/') {
+            return None;
+        }
+        Some(OciReference::parse(reference).map(Self::Oci))
+    }
+}
+
+/// `[registry/]repository[:tag][@digest]`, with Docker's defaults (Docker Hub, `library/`
+/// for one-part names, tag `latest`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OciReference {
+    pub registry: String,
+    pub repository: String,
+    pub tag: String,
+    pub digest: Option<String>,
+}
+
+impl OciReference {
+    pub fn parse(reference: &str) -> Result<Self, String> {
+        let (rest, digest) = match reference.split_once('@') {
+            Some((rest, d)) => {
+                let hex = d.strip_prefix("sha256:").unwrap_or("");
+                if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                    return Err(format!("`{d}` is not a sha256 digest"));
+                }
+                (rest, Some(d.to_owned()))
+            }
+            None => (reference, None),
+        };
+        let mut parts: Vec<&str> = rest.split('/').collect();
+        let first = parts[0];
+        let registry = if parts.len() > 1
+            && (first.contains('.') || first.contains(':') || first == "localhost")
+        {
+            parts.remove(0);
+            first.to_owned()
+        } else {
+            "docker.io".to_owned()
+        };
+        let last = parts.pop().unwrap_or_default();
+        let (name, tag) = match last.split_once(':') {
+            Some((n, t)) => (n, Some(t)),
+            None => (last, None),
+        };
+        parts.push(name);
+        for part in &parts {
+            let ok = !part.is_empty()
+                && part.split(['.', '_', '-']).all(|w| {
+                    !w.is_empty()
+                        && w.bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+                });
+            if !ok {
+                return Err(format!(
+                    "`{part}` is not a repository name (lowercase letters, digits and `._-` between them)"
+                ));
+            }
+        }
+        if let Some(t) = tag {
+            let ok = !t.is_empty()
+                && t.len() <= 128
+                && !t.starts_with(['.', '-'])
+                && t.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+            if !ok {
+                return Err(format!("`{t}` is not a tag"));
+            }
+        }
+        if registry == "docker.io" && parts.len() == 1 {
+            parts.insert(0, "library");
+        }
+        Ok(Self {
+            registry,
+            repository: parts.join("/"),
+            tag: tag.unwrap_or("latest").to_owned(),
+            digest,
+        })
+    }
+
+    /// The host the registry API answers on.
+    pub fn api_host(&self) -> &str {
+        if self.registry == "docker.io" {
+            "registry-1.docker.io"
+        } else {
+            &self.registry
+        }
+    }
+
+    /// Local registries speak plain HTTP, as Docker's clients assume.
+    pub fn scheme(&self) -> &'static str {
+        let host = self
+            .registry
+            .rsplit_once(':')
+            .filter(|(_, port)| port.bytes().all(|b| b.is_ascii_digit()))
+            .map_or(self.registry.as_str(), |(h, _)| h);
+        if matches!(host, "localhost" | "127.0.0.1" | "[::1]") || host.ends_with(".local") {
+            "http"
+        } else {
+            "https"
+        }
+    }
+
+    /// The digest when given, else the tag.
+    pub fn identifier(&self) -> &str {
+        self.digest.as_deref().unwrap_or(&self.tag)
     }
 }
 

@@ -22,8 +22,9 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, AgentRouting, ApiConfig, Defer, Fallback, InlineSkill, PostEdit, Safety,
-    Script, Skills, StructuredOutput, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, AgentRouting, ApiConfig, Defer, External, ExternalSource, Fallback,
+    InlineSkill, OciReference, PostEdit, Safety, Script, Skills, StructuredOutput, Toolset,
+    ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};

@@ -224,12 +224,12 @@ pub const AGENT_FIELDS: &[Field] = &[
     f(
         "sub_agents",
         T::StringList,
-        "Agents `transfer_task` may delegate to.",
+        "Agents `transfer_task` may delegate to: names in this file, or external agents (an OCI reference such as `agentcatalog/pirate`, an http(s) URL, a `.yaml` file).",
     ),
     f(
         "handoffs",
         T::StringList,
-        "Agents `handoff` may give the conversation to.",
+        "Agents `handoff` may give the conversation to (names, or external agents as in `sub_agents`).",
     ),
     f(
         "force_handoff",

@@ -147,6 +147,7 @@ impl UserConfig {
             dir,
             diags: Vec::new(),
             evaluators: Vec::new(),
+            externals: Vec::new(),
         };
         let permissions = raw
             .permissions
@@ -221,6 +222,7 @@ fn drop_in(path: &Path) -> Result<HooksConfig, String> {
         dir,
         diags: Vec::new(),
         evaluators: Vec::new(),
+        externals: Vec::new(),
     };
     let mut hooks = v.hooks("hooks", raw);
     if !v.diags.is_empty() {

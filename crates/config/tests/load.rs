@@ -10,7 +10,10 @@
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use tether_config::{ConfigError, HookKind, HookSource, OnError, ToolsetKind, load_file, load_str};
+use tether_config::{
+    ConfigError, ExternalSource, HookKind, HookSource, OciReference, OnError, ToolsetKind,
+    load_file, load_str,
+};
 use tether_protocol::HookEvent;
 
 fn errors(yaml: &str) -> Vec<String> {
@@ -475,14 +478,109 @@ fn docker_agent_fields_tether_lacks_are_not_supported_yet_not_unknown() {
 }
 
 #[test]
-fn external_sub_agents_are_named_as_not_supported_yet() {
-    let e = first(
-        "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: [agentcatalog/pirate]\n",
+fn external_sub_agents_are_recorded_with_their_source_and_attached() {
+    let digest = "sha256:".to_owned() + &"ab".repeat(32);
+    let mut f = load_str(
+        &format!("agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: [agentcatalog/pirate, 'https://example.com/a.yaml', team/helper.yml, 'localhost:5000/team/x:v2', 'ghcr.io/org/agent@{digest}']\n    handoffs: [agentcatalog/pirate]\n"),
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let sources: Vec<_> = f.externals.iter().map(|e| e.source.clone()).collect();
+    let oci = |r: &str| match OciReference::parse(r) {
+        Ok(o) => ExternalSource::Oci(o),
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(
+        sources,
+        [
+            oci("agentcatalog/pirate"),
+            ExternalSource::Url("https://example.com/a.yaml".into()),
+            ExternalSource::File("team/helper.yml".into()),
+            oci("localhost:5000/team/x:v2"),
+            oci(&format!("ghcr.io/org/agent@{digest}")),
+        ]
     );
-    assert!(
-        e.starts_with("agent.yaml:4:18: agents.root.sub_agents[0]: external agent `agentcatalog/pirate` is not supported yet"),
-        "{e}"
+    let ExternalSource::Oci(hub) = &sources[0] else {
+        unreachable!()
+    };
+    assert_eq!(
+        (
+            hub.registry.as_str(),
+            hub.repository.as_str(),
+            hub.tag.as_str(),
+            hub.api_host(),
+            hub.scheme()
+        ),
+        (
+            "docker.io",
+            "agentcatalog/pirate",
+            "latest",
+            "registry-1.docker.io",
+            "https"
+        )
     );
+    let ExternalSource::Oci(local) = &sources[3] else {
+        unreachable!()
+    };
+    assert_eq!(
+        (local.registry.as_str(), local.tag.as_str(), local.scheme()),
+        ("localhost:5000", "v2", "http")
+    );
+    let ExternalSource::Oci(pinned) = &sources[4] else {
+        unreachable!()
+    };
+    assert_eq!(pinned.identifier(), digest);
+    assert_eq!(f.externals[0].origin.location(), "agent.yaml:4:18");
+
+    // Attached, the external file's default agent is the member of that name.
+    let pirate = load_str(
+        "models:\n  m: {provider: openai, model: gpt-4o-mini}\nagents:\n  captain:\n    model: m\n",
+        "pirate.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    f.attach("agentcatalog/pirate", pirate).unwrap();
+    let (file, agent) = f.member("agentcatalog/pirate").unwrap();
+    assert_eq!(
+        (agent.name.as_str(), &*file.source_name),
+        ("captain", "pirate.yaml")
+    );
+    assert!(f.member("https://example.com/a.yaml").is_none());
+
+    // A team of its own is refused at the reference.
+    let team = load_str(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: [mate]\n  mate:\n    model: openai/gpt-4o\n",
+        "team.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let e = f
+        .attach("https://example.com/a.yaml", team)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("agent.yaml:4:39: agents.root.sub_agents[1]: external agent `https://example.com/a.yaml`: its agent `root` has `sub_agents`"), "{e}");
+}
+
+#[test]
+fn malformed_agent_references_are_errors() {
+    for (reference, why) in [
+        ("Team/Pirate", "`Team` is not a repository name"),
+        ("ftp://x/a.yaml", "`ftp://` URLs are not supported"),
+        ("team/pirate:-x", "`-x` is not a tag"),
+        (
+            "team/pirate@sha256:12",
+            "`sha256:12` is not a sha256 digest",
+        ),
+    ] {
+        let e = first(&format!(
+            "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: ['{reference}']\n"
+        ));
+        assert!(
+            e.starts_with(&format!("agent.yaml:4:18: agents.root.sub_agents[0]: invalid agent reference `{reference}`: {why}")),
+            "{e}"
+        );
+    }
 }
 
 #[test]

@@ -308,7 +308,7 @@ fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
         if !seen.insert(name.clone()) {
             continue;
         }
-        if let Some(a) = file.agent(&name) {
+        if let Some((_, a)) = file.member(&name) {
             stack.extend(a.sub_agents.iter().cloned());
             stack.extend(a.handoffs.iter().cloned());
             stack.extend(a.force_handoff.iter().cloned());
@@ -349,7 +349,8 @@ pub fn build_runtime(
     let mut warnings = Vec::new();
     let shared = tether_tools::SharedState::default();
     for name in reachable(file, start) {
-        let agent = file.agent(&name).ok_or_else(|| {
+        // An external agent's models and paths resolve against its own file.
+        let (file, agent) = file.member(&name).ok_or_else(|| {
             SetupError::Config(format!(
                 "no agent `{name}` (agents: {})",
                 file.agent_names().join(", ")

@@ -4,8 +4,8 @@ use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
 use crate::agent::{
-    Agent, AgentFile, AgentRouting, Defer, InlineSkill, Safety, Skills, StructuredOutput, Toolset,
-    ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, AgentRouting, Defer, External, ExternalSource, InlineSkill, Safety, Skills,
+    StructuredOutput, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
@@ -63,15 +63,25 @@ impl Validator<'_> {
                 .map(|(i, r)| {
                     if names.contains(&r.value) {
                         // Defined in this file.
-                    } else if r.value.contains('/') || r.value.contains(':') {
-                        self.error_hint(
-                            self.origin(&r.referenced, format!("{path}.{key}[{i}]")),
-                            format!(
-                                "external agent `{}` is not supported yet: Tether does not pull agents from OCI registries or URLs",
-                                r.value
+                    } else if let Some(source) = ExternalSource::parse(&r.value) {
+                        let at = self.origin(&r.referenced, format!("{path}.{key}[{i}]"));
+                        match source {
+                            Ok(source) => {
+                                if !self.externals.iter().any(|e| e.reference == r.value) {
+                                    self.externals.push(External {
+                                        reference: r.value.clone(),
+                                        source,
+                                        origin: at,
+                                        file: None,
+                                    });
+                                }
+                            }
+                            Err(why) => self.error_hint(
+                                at,
+                                format!("invalid agent reference `{}`: {why}", r.value),
+                                "an external agent is an OCI reference (`namespace/name[:tag]`), an http(s) URL or a `.yaml` file",
                             ),
-                            "copy the agent into this file's `agents:` and name it here",
-                        );
+                        }
                     } else {
                         self.error(
                             self.origin(&r.referenced, format!("{path}.{key}[{i}]")),

@@ -49,6 +49,7 @@ pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, Confi
         dir,
         diags: Vec::new(),
         evaluators: Vec::new(),
+        externals: Vec::new(),
     };
     let out = v.file(raw);
     if v.diags.is_empty() {
@@ -210,6 +211,8 @@ pub(crate) struct Validator<'a> {
     pub(crate) diags: Vec<Diagnostic>,
     /// The file's `evaluators:`, validated before the agents whose hooks name them.
     pub(crate) evaluators: Vec<crate::evaluator::Evaluator>,
+    /// Agents from other files, OCI registries or URLs that `sub_agents`/`handoffs` name.
+    pub(crate) externals: Vec<crate::agent::External>,
 }
 
 impl Validator<'_> {
@@ -264,6 +267,7 @@ impl Validator<'_> {
             permissions,
             metadata: raw.metadata.unwrap_or_default(),
             evaluators: Vec::new(),
+            externals: Vec::new(),
         };
         let evaluators =
             self.evaluators(raw.evaluators.map(|e| e.0).unwrap_or_default(), &mut file);
@@ -304,6 +308,7 @@ impl Validator<'_> {
             let agent = self.agent(&name, agent, &names, &file, &defs, &shared);
             file.agents.push(agent);
         }
+        file.externals = std::mem::take(&mut self.externals);
         file
     }
 }
