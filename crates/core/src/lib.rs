@@ -7,6 +7,7 @@
 
 mod agent;
 mod approval;
+mod code_mode;
 mod compaction;
 mod context;
 mod delegation;

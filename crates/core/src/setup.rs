@@ -498,6 +498,9 @@ pub fn build_runtime(
         if agent.add_description_parameter {
             toolbox = toolbox.describing_calls();
         }
+        if agent.code_mode_tools {
+            toolbox = toolbox.code_mode();
+        }
         if let Some(text) = toolbox.deferred_instruction() {
             system_prompt.push(text.to_owned());
         }
