@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::{Map, Value};
-use tether_codemode::{Function, Host, Limits, Reply, ScriptResult};
+use tether_codemode::{Function, Host, Reply, ScriptResult};
 use tether_protocol::ToolCall;
 use tether_tools::{ToolDefinition, ToolResult};
 use tokio::sync::{mpsc, oneshot};
@@ -123,6 +123,7 @@ impl Runtime {
         let stop = Arc::new(AtomicBool::new(false));
         let _stop_on_drop = StopOnDrop(Arc::clone(&stop));
         let thread_stop = Arc::clone(&stop);
+        let limits = self.script_limits;
         let script = script.to_owned();
         let spawned = std::thread::Builder::new()
             .name("tether-script".to_owned())
@@ -131,7 +132,7 @@ impl Runtime {
                 let result = tether_codemode::run(
                     &script,
                     &functions,
-                    Limits::default(),
+                    limits,
                     thread_stop,
                     Box::new(Channel(requests)),
                 );
