@@ -268,3 +268,87 @@ fn the_model_sees_one_script_tool_describing_the_others_and_todo_stays_direct() 
     assert!(answer.contains("TOOL 'GREET' IS NOT AVAILABLE"), "{answer}");
     assert!(!d.join("post.log").exists(), "greet did not run");
 }
+
+#[test]
+fn identical_calls_in_a_row_stop_the_script_not_the_run() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let agent = AGENT.replace(
+        "code_mode_tools: true\n",
+        "code_mode_tools: true\n    max_consecutive_tool_calls: 3\n",
+    );
+    std::fs::write(d.join("agent.yaml"), agent).unwrap();
+    script_model(
+        d,
+        "for (let i = 0; i < 10; i++) { try { greet({who: 'Ann'}); } catch (e) { console.log(e.message); } }\nreturn 'finished';",
+    );
+    let out = tether(d)
+        .args(["run", "agent.yaml", "--exec", "go"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let result = seen(&stdout);
+    assert_eq!(
+        result["value"],
+        "the script was stopped: it made 3 consecutive identical calls to greet"
+    );
+    // Two ran, the third was refused; the script's catch and later calls came to nothing.
+    assert_eq!(
+        result["tool_calls"].as_array().unwrap().len(),
+        3,
+        "{result}"
+    );
+    assert_eq!(result["stdout"], "", "{result}");
+    // Two ran; the third was not made.
+    assert_eq!(
+        std::fs::read_to_string(d.join("post.log"))
+            .unwrap()
+            .matches("greet")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn a_post_tool_use_stop_on_an_inner_call_ends_the_script_and_the_run() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let agent = AGENT.replace(
+        "      post_tool_use:\n",
+        "      post_tool_use:\n        - matcher: greet\n          hooks:\n            - {type: command, command: 'echo enough greetings >&2; exit 2'}\n",
+    );
+    std::fs::write(d.join("agent.yaml"), agent).unwrap();
+    script_model(
+        d,
+        "try { greet({who: 'Ann'}); } catch (e) { console.log('caught'); }\ndeploy({target: 'staging'});\nreturn 'finished';",
+    );
+    let out = tether(d)
+        .args(["run", "agent.yaml", "--exec", "go", "--json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let response = events
+        .iter()
+        .find(|e| e["type"] == "tool_response" && e["name"] == "run_tools_with_javascript")
+        .expect(&stdout);
+    let result: Value = serde_json::from_str(response["response"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        result["value"],
+        "the script was stopped: a post_tool_use hook ended the run: enough greetings"
+    );
+    // The script's catch ran after the stop: muted.
+    assert_eq!(result["stdout"], "", "{result}");
+    // deploy never ran, and the model was not called again.
+    assert!(
+        !std::fs::read_to_string(d.join("post.log"))
+            .unwrap_or_default()
+            .contains("deploy")
+    );
+    assert!(!stdout.contains("SAW"), "{stdout}");
+    assert_ne!(out.status.code(), Some(0), "{out:?}");
+}

@@ -1,6 +1,9 @@
 //! One script in a fresh QuickJS runtime: the tools as global functions, a `console`, the
 //! limits. The interrupt handler (which QuickJS polls while it runs) is what stops a script:
-//! on cancellation, past the time limit, or when the host said stop.
+//! on cancellation, past the time limit, or when the host said stop. QuickJS polls it every
+//! few thousand instructions, so a script told to stop may run a little longer (in a `catch`,
+//! say): from then on its calls are refused unrecorded and its console is mute, so nothing it
+//! does after the stop is seen.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -60,6 +63,9 @@ impl State {
     }
 
     fn print(&self, stream: &RefCell<String>, line: &str) {
+        if self.stopped.borrow().is_some() {
+            return;
+        }
         let mut out = stream.borrow_mut();
         if out.ends_with(TRUNCATED) {
             return;
@@ -206,6 +212,9 @@ fn call<'js>(
             }
         },
     };
+    if let Some(why) = state.stopped.borrow().clone() {
+        return Err(Exception::throw_message(ctx, &why));
+    }
     arguments.retain(|k, v| !v.is_null() || required.iter().any(|r| r == k));
     let mut info = ToolCallInfo {
         name: name.to_owned(),
@@ -213,9 +222,7 @@ fn call<'js>(
         result: None,
         error: None,
     };
-    let reply = if let Some(why) = state.stopped.borrow().clone() {
-        Reply::Stop(why)
-    } else if state.calls.borrow().len() >= state.limits.calls {
+    let reply = if state.calls.borrow().len() >= state.limits.calls {
         Reply::Stop(format!(
             "the script was stopped: it made more than {} tool calls",
             state.limits.calls

@@ -234,15 +234,21 @@ fn cancellation_stops_a_running_script() {
 }
 
 #[test]
-fn a_stop_cannot_be_caught() {
+fn a_stop_cannot_be_caught_and_nothing_after_it_is_seen() {
+    let mut asked = 0;
     let r = run_with(
-        "try { upper({a: 'x'}); } catch (e) { console.log('caught', e.message); }\nwhile (true) {}",
+        "console.log('start');\nfor (let i = 0; i < 5; i++) { try { upper({a: 'x'}); } catch (e) { console.log('caught', e.message); } }\nwhile (true) {}",
         Limits::default(),
-        |_, _| Reply::Stop("a post_tool_use hook ended the run".to_owned()),
+        move |_, _| {
+            asked += 1;
+            assert_eq!(asked, 1, "no call reaches the host after a stop");
+            Reply::Stop("a post_tool_use hook ended the run".to_owned())
+        },
     );
     assert!(r.failed);
     assert_eq!(r.value, "a post_tool_use hook ended the run");
-    assert_eq!(r.stdout, "caught a post_tool_use hook ended the run\n");
+    assert_eq!(r.stdout, "start\n");
+    assert_eq!(r.tool_calls.len(), 1);
 }
 
 #[test]
@@ -261,7 +267,12 @@ fn the_number_of_calls_is_capped() {
         r.value,
         "the script was stopped: it made more than 3 tool calls"
     );
+    // Three ran, the fourth was refused, the rest were never made.
     assert_eq!(r.tool_calls.len(), 4);
+    assert_eq!(
+        r.tool_calls[3].error.as_deref(),
+        Some("the script was stopped: it made more than 3 tool calls")
+    );
 }
 
 #[test]

@@ -78,7 +78,8 @@ pub enum Reply {
     /// may catch.
     Failed(String),
     /// The script must end (cancelled, the run was stopped by a hook, a loop): thrown, and the
-    /// script stops at its next instruction whether it catches the error or not.
+    /// script is interrupted whether it catches the error or not; until then its calls are
+    /// refused and its console is mute.
     Stop(String),
 }
 
