@@ -134,7 +134,8 @@ fn evaluate(
     let context =
         Context::full(&runtime).map_err(|e| format!("the JavaScript engine did not start: {e}"))?;
     context.with(|ctx| {
-        install(&ctx, functions, state).map_err(|e| error_text(&ctx, e))?;
+        let limit = state.limits.memory;
+        install(&ctx, functions, state).map_err(|e| error_text(&ctx, e, limit))?;
         let mut options = EvalOptions::default();
         options.filename = Some("script.js".to_owned());
         // The body stays on the script's own lines, so error positions match what was written.
@@ -142,7 +143,7 @@ fn evaluate(
         match ctx.eval_with_options::<Value<'_>, _>(wrapped, options) {
             Ok(v) if v.is_undefined() || v.is_null() => Ok(String::new()),
             Ok(v) => Ok(display(&ctx, &v)),
-            Err(e) => Err(error_text(&ctx, e)),
+            Err(e) => Err(error_text(&ctx, e, limit)),
         }
     })
 }
@@ -288,12 +289,18 @@ fn display<'js>(ctx: &Ctx<'js>, v: &Value<'js>) -> String {
     }
 }
 
-/// The text of a failure: a thrown error as `Name: message` and its stack.
-fn error_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
+/// The text of a failure: a thrown error as `Name: message` and its stack; running out of
+/// memory names the limit.
+fn error_text(ctx: &Ctx<'_>, e: rquickjs::Error, memory: usize) -> String {
+    let limit = format!("the heap is limited to {} MiB", memory >> 20);
     if !matches!(e, rquickjs::Error::Exception) {
         return e.to_string();
     }
     let thrown = ctx.catch();
+    // QuickJS throws null when it has no memory left even for the error object.
+    if thrown.is_null() {
+        return format!("InternalError: out of memory ({limit}), or the script threw null");
+    }
     let Some(error) = thrown
         .as_object()
         .and_then(|o| Exception::from_object(o.clone()))
@@ -306,6 +313,9 @@ fn error_text(ctx: &Ctx<'_>, e: rquickjs::Error) -> String {
         name.map_or_else(|| "Error".to_owned(), |n| n.0),
         error.message().unwrap_or_default()
     );
+    if text == "InternalError: out of memory" {
+        text = format!("{text} ({limit})");
+    }
     if let Some(stack) = error.stack().filter(|s| !s.trim().is_empty()) {
         text.push('\n');
         text.push_str(stack.trim_end());

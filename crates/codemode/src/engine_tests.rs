@@ -287,7 +287,12 @@ fn memory_is_limited() {
         tools,
     );
     assert!(r.failed);
-    assert!(r.value.contains("out of memory"), "{}", r.value);
+    assert!(
+        r.value
+            .starts_with("InternalError: out of memory (the heap is limited to 8 MiB)"),
+        "{}",
+        r.value
+    );
 }
 
 #[test]
@@ -311,4 +316,18 @@ fn console_output_is_capped() {
     assert!(!r.failed, "{}", r.value);
     assert!(r.stdout.ends_with(super::TRUNCATED));
     assert!(r.stdout.len() <= super::CONSOLE_CAP + super::TRUNCATED.len());
+}
+
+#[test]
+fn running_out_of_memory_is_an_error_the_script_may_catch() {
+    let limits = Limits {
+        memory: 8 << 20,
+        ..Limits::default()
+    };
+    let r = run_with(
+        "try { const a = []; while (true) a.push('x'.repeat(1000) + a.length); } catch (e) { return 'caught'; }",
+        limits,
+        tools,
+    );
+    assert_eq!((r.value.as_str(), r.failed), ("caught", false));
 }

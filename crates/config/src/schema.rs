@@ -304,7 +304,7 @@ pub const AGENT_FIELDS: &[Field] = &[
     f(
         "code_mode_tools",
         T::Boolean,
-        "The toolsets' tools (but `todo`) reach the model as one tool, `run_tools_with_javascript`, whose JavaScript calls them; every call goes through hooks and approvals (docs/code-mode.md).",
+        "The toolsets' tools (but `todo`) reach the model as one tool, `run_tools_with_javascript`, whose JavaScript calls them, each call through the hooks and approvals (see Code mode below).",
     ),
     f(
         "max_tool_result_tokens",
