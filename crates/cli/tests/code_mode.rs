@@ -352,3 +352,37 @@ fn a_post_tool_use_stop_on_an_inner_call_ends_the_script_and_the_run() {
     assert!(!stdout.contains("SAW"), "{stdout}");
     assert_ne!(out.status.code(), Some(0), "{out:?}");
 }
+
+#[test]
+fn hooks_decide_knows_the_script_tool_and_the_tools_it_wraps() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("agent.yaml"), AGENT).unwrap();
+    script_model(d, "return 1");
+    let decide = |tool: &str, input: Value| {
+        let out = tether(d)
+            .args([
+                "hooks",
+                "decide",
+                "agent.yaml",
+                "--tool",
+                tool,
+                "--input",
+                "-",
+            ])
+            .write_stdin(input.to_string())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (v["decision"].clone(), v["source"].clone())
+    };
+    assert_eq!(
+        decide("run_tools_with_javascript", json!({"script": "return 1"})),
+        (json!("allow"), json!("permission_request_hook_allow"))
+    );
+    assert_eq!(
+        decide("deploy", json!({"target": "production"})),
+        (json!("deny"), json!("pre_tool_use_hook_deny"))
+    );
+}
