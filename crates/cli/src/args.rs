@@ -151,6 +151,9 @@ pub(crate) struct RunArgs {
     /// Run in a new git worktree of the working directory (named NAME, or generated).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     pub(crate) worktree: Option<String>,
+    /// How long a `code_mode_tools` script may run, not counting the time its tool calls take.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub(crate) code_mode_timeout: f64,
     #[command(flatten)]
     pub(crate) hooks: HookFlags,
 }

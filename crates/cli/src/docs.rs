@@ -181,6 +181,7 @@ const DIFFERENCES: &str = "
 | hook environment | `TETHER_SESSION_ID`, `TETHER_HOOK_EVENT`, `TETHER_PROJECT_DIR` |
 | MCP tools in matchers | an MCP tool is matched by its model-visible name and by `mcp:SERVER:TOOL` (SERVER: the toolset's `name`, else its `ref` name, else the name the server reports), so `mcp:.*` matches every MCP tool and no built-in one, `mcp:github:.*` one server's. docker-agent documents `mcp:.*` but matches the bare name only, so there it matches nothing. Permission patterns work the same way (`mcp:github:create_*`) |
 | MCP hook Input | `tool_name` as the model sees it, `tool_category: mcp`, the arguments as `tool_input` |
+| code mode | every tool call a `run_tools_with_javascript` script makes goes through the approval ladder, `tool_input_transform`, `tool_response_transform` and `post_tool_use` like the model's (its `tool_use_id` is `OUTER_N`); docker-agent calls the tools directly, without hooks. A refused call throws an `Error` with the reason in the script |
 | `type: mcp` hooks | (ours) call a tool of one of the agent's MCP servers (`server`, `tool`, optional `input` with `${tool_input.x}` references; without `input` the Input itself is sent); its text result is read like command stdout, an `isError` result is a failure |
 | MCP `readonly: true` | as in docker-agent's schema: only the toolset's tools with `readOnlyHint` are listed and callable; read-only tools skip the confirmation like built-in read-only ones |
 | MCP results | text joined as sent; images, audio and blobs become a one-line `[image (MIME, N bytes, not shown)]`, resource links Markdown links, embedded text resources inline; `structuredContent` is kept (events, `tether mcp call`) and used as the text when there is none |
@@ -330,8 +331,29 @@ pub(crate) fn agent_files_md() -> String {
         out,
         "## Skills\n\n`skills: true` (or a list holding `local`) loads `SKILL.md` files (front matter with `name` and `description`) from `~/.codex/skills` and `~/.agents/skills` (recursive), `~/.claude/skills` (direct children), each `.agents/skills` from the git root down to the working directory, and `./.claude/skills`; a later skill of the same name wins. Other strings of the list keep only the skills so named; objects are inline skills (`name`, `description`, `instructions`; fork-mode fields are not supported yet), and remote sources are not supported yet. The model sees each skill's name, description and supporting files, and reads one with `read_skill` / `read_skill_file` (read-only tools); `/NAME [request]` sends a skill as the prompt. A `SKILL.md` without a name or description is skipped with a warning."
     );
+    out.push('\n');
+    out.push_str(CODE_MODE);
     out
 }
+
+/// The "Code mode" section of docs/agent-files.md.
+const CODE_MODE: &str = "## Code mode (`code_mode_tools: true`)
+
+The model no longer sees the agent's tools one by one: it sees one tool, `run_tools_with_javascript` (category `code mode`), whose argument `script` is JavaScript. The tool's description explains how scripts run and lists every tool as a function, with its description and its argument schema. Tools of category `todo` stay direct tools beside it; every other tool of the toolsets, the tools the runtime adds (`transfer_task`, `handoff`, `search_tool`, `add_tool`) included, is only reachable from a script. A wrapped tool the model calls directly is not available (a `commands:` entry's `${TOOL({…})}` still calls its tool, through the same approval ladder).
+
+The script is the body of a function (`return` gives its value) and runs in an embedded QuickJS engine. Each tool is a synchronous function taking one object of arguments and returning the tool's output as a string; an argument set to `null` that the schema does not require is dropped. `console.log`, `info`, `debug`, `trace` and `warn` print to `stdout`, `console.error` to `stderr` (each kept up to 1 MiB). The result is JSON: `{\"value\", \"stdout\", \"stderr\"}`, where `value` is what the script returned (a string as is, an object or array as JSON, nothing as an empty string). When the script fails, `value` is the error (`Name: message` and the stack, with the script's own line numbers), the result is an error result, and `tool_calls` lists the calls it made, each with its `name`, `arguments` and `result` or `error`.
+
+Every call a script makes takes the path of a call the model makes: `tool_input_transform`, `tool_guard`, the `pre_tool_use` lanes, the permission rules, the safety mode and the read-only hint, `permission_request` and the user (see the approval ladder in docs/design.md), then the tool, `tool_response_transform` and `post_tool_use`, so a policy written for the tools holds inside scripts too (docker-agent runs a script's calls without its hooks). Hook Inputs carry the tool's own name and a `tool_use_id` of `OUTER_N` (the script's call id and the call's number). A call that is refused or fails throws an `Error` whose message is the text the model would have read (`Tool call blocked by hook: REASON`, `Tool 'X' is denied by permissions configuration.`); the script may catch it. The inner calls are shown and emitted as events like the model's, but only the script's result joins the conversation. `max_tool_result_tokens` cuts that result, not what the script reads, and `toon` is for the model only: a script reads the tools' JSON as it is. `run_tools_with_javascript` itself is approved like any tool and is not read-only, so in `balanced` mode the user confirms the script, then each call of it that is not read-only.
+
+A script stops, with an error nothing in it can catch (what it printed and the calls it made are kept):
+
+- after running for the time limit, 60 seconds by default (`tether run --code-mode-timeout SECONDS`). Time spent in tool calls does not count: each tool has its own timeout, and a call may be waiting for the user;
+- at its 1001st tool call;
+- on `max_consecutive_tool_calls` identical calls in a row (default 5): the script stops, the run goes on;
+- when the user cancels (Ctrl-C, or cancelling a confirmation), or a `post_tool_use` hook on one of its calls ends the run (the run then ends after the script).
+
+From the moment it must stop, its calls are refused and its console is mute. The heap is limited to 128 MiB: past it an allocation throws `InternalError: out of memory`, which a script that can free memory may catch.
+";
 
 /// `docs/agent-schema.json`.
 pub(crate) fn schema_json() -> String {

@@ -279,6 +279,9 @@ pub struct Agent {
     pub welcome_message: Option<String>,
     /// Every tool takes an optional `description` of why it is called.
     pub add_description_parameter: bool,
+    /// The toolsets' tools (but `todo`) reach the model as one `run_tools_with_javascript`
+    /// tool whose script calls them.
+    pub code_mode_tools: bool,
     /// Tool results longer than this many tokens (len/4) keep their head and tail.
     pub max_tool_result_tokens: Option<u64>,
     /// `session_compaction` (default true): compact near the context window and on overflow.

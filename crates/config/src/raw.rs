@@ -95,6 +95,7 @@ pub(crate) struct RawAgent {
     pub(crate) use_commands: Option<Vec<Spanned<String>>>,
     pub(crate) max_tool_result_tokens: Option<Spanned<i64>>,
     pub(crate) add_description_parameter: Option<bool>,
+    pub(crate) code_mode_tools: Option<bool>,
     pub(crate) session_compaction: Option<bool>,
     pub(crate) compaction_model: Option<Spanned<String>>,
     pub(crate) compaction_threshold: Option<Spanned<f64>>,

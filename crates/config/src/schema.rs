@@ -302,6 +302,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Every tool takes an optional `description` argument: why the model calls it (hooks see it; the tool does not).",
     ),
     f(
+        "code_mode_tools",
+        T::Boolean,
+        "The toolsets' tools (but `todo`) reach the model as one tool, `run_tools_with_javascript`, whose JavaScript calls them, each call through the hooks and approvals (see Code mode below).",
+    ),
+    f(
         "max_tool_result_tokens",
         T::Integer,
         "Cut each tool result to this many tokens (bytes / 4), keeping head and tail (0 or -1: no cap).",

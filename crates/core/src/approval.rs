@@ -581,10 +581,13 @@ impl Runtime {
                 .map_err(|e| format!("{e:?}"))?;
         }
         let entry = agent.tool(tool);
-        let def = match (&entry, agent.runtime_tool(tool)) {
-            (Some(e), _) => e.tool.definition(),
-            (None, Some(d)) => d,
-            (None, None) => {
+        let view = agent.toolbox.view();
+        let script = view.code_mode.as_ref().filter(|d| d.name == tool);
+        let def = match (&entry, agent.runtime_tool(tool), script) {
+            (_, _, Some(d)) => d,
+            (Some(e), _, None) => e.tool.definition(),
+            (None, Some(d), None) => d,
+            (None, None, None) => {
                 return Err(format!(
                     "agent `{}` has no tool `{tool}` (tools: {})",
                     agent.name,

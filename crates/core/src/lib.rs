@@ -8,6 +8,7 @@
 mod agent;
 mod approval;
 mod background;
+mod code_mode;
 mod compaction;
 mod context;
 mod delegation;

@@ -78,6 +78,8 @@ pub struct RuntimeOptions {
     pub cache_dir: Option<PathBuf>,
     /// The home directory whose `.agents/skills` (and Codex's, Claude's) hold global skills.
     pub home: Option<PathBuf>,
+    /// How long a code-mode script may run, not counting its tool calls (default 60 s).
+    pub script_time_limit: std::time::Duration,
 }
 
 impl RuntimeOptions {
@@ -101,6 +103,7 @@ impl RuntimeOptions {
             mcp_log_dir: None,
             cache_dir: None,
             home: std::env::var_os("HOME").map(PathBuf::from),
+            script_time_limit: tether_codemode::Limits::default().time,
         }
     }
 }
@@ -139,6 +142,8 @@ pub struct Shared {
     pub(crate) store: Option<Arc<dyn SessionStore>>,
     pub(crate) queues: Queues,
     pub(crate) async_hook_grace: std::time::Duration,
+    /// A code-mode script's limits.
+    pub(crate) script_limits: tether_codemode::Limits,
     /// MCP failures already reported.
     pub(crate) mcp_notified: crate::mcp::Notified,
     /// What setup skipped (malformed skills), for the user to see.
@@ -529,6 +534,9 @@ pub fn build_runtime(
         if agent.add_description_parameter {
             toolbox = toolbox.describing_calls();
         }
+        if agent.code_mode_tools {
+            toolbox = toolbox.code_mode();
+        }
         if let Some(text) = toolbox.deferred_instruction() {
             system_prompt.push(text.to_owned());
         }
@@ -597,6 +605,10 @@ pub fn build_runtime(
         store: opts.store,
         queues: Queues::default(),
         async_hook_grace: opts.async_hook_grace,
+        script_limits: tether_codemode::Limits {
+            time: opts.script_time_limit,
+            ..tether_codemode::Limits::default()
+        },
         mcp_notified: crate::mcp::Notified::default(),
         warnings,
         background: crate::background::Tasks::default(),

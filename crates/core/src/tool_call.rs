@@ -1,7 +1,9 @@
 //! Executing one model response's tool calls, in order (docs/design.md, Events): the approval
 //! chain, the tool itself, `tool_response_transform`, the recorded result, `post_tool_use`.
 //! Synthesised results (denied, rejected, cancelled, unknown tool) also pass the transform and
-//! are recorded, so every call gets exactly one result.
+//! are recorded, so every call gets exactly one result. A code-mode script's calls take the
+//! same path ([`Runtime::run_call`] with [`Origin::Script`]); only their results go back to the
+//! script instead of into the conversation.
 
 use serde_json::{Map, Value};
 use tether_config::CommandPart;
@@ -15,6 +17,7 @@ use crate::approval::Approval;
 use crate::mcp::CallProgress;
 use crate::session::Session;
 use crate::setup::Runtime;
+use crate::toolbox::Entry;
 
 const SKIPPED_AFTER_POST_BLOCK: &str =
     "The tool call was skipped because a post_tool_use hook signalled run termination.";
@@ -24,12 +27,36 @@ const CANCELED_WITH_BATCH: &str = "The tool call was canceled because a previous
 /// Where a result came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// A toolset tool ran.
+    /// A toolset tool (or a code-mode script) ran.
     Real,
     /// A runtime-managed tool ran (`transfer_task`, `handoff`): no `post_tool_use`.
     Runtime,
     /// The call did not run; the runtime wrote the result.
     Synthesised,
+}
+
+/// Who made a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// The model: the result joins the conversation.
+    Model,
+    /// A code-mode script: the result goes back to the script alone (it reaches the model
+    /// inside the script's own result), as it was, without the model-facing cap or TOON.
+    Script,
+}
+
+/// What one call came to.
+#[derive(Debug, Default)]
+pub(crate) struct CallEnd {
+    /// The result as the caller gets it (after `tool_response_transform`).
+    pub(crate) content: String,
+    pub(crate) is_error: bool,
+    /// A `post_tool_use` hook asked to stop the run: why, and which hook.
+    pub(crate) post_blocked: Option<(String, String)>,
+    /// The user cancelled: the rest of the batch is cancelled too.
+    pub(crate) cancelled: bool,
+    /// A tool of a toolset with `model:` ran: that model takes the next turn.
+    pub(crate) model: Option<usize>,
 }
 
 /// What a batch left for the loop.
@@ -47,6 +74,15 @@ pub(crate) struct Target<'a> {
     pub(crate) def: &'a ToolDefinition,
     /// `mcp:SERVER:TOOL` for an MCP tool, else empty.
     pub(crate) qualified: &'a str,
+}
+
+/// How a call is run.
+enum Runner<'a> {
+    Tool(&'a Entry),
+    /// `transfer_task`, `handoff`, `search_tool`, `add_tool`.
+    Runtime,
+    /// `run_tools_with_javascript`.
+    Script,
 }
 
 /// The call's arguments as an object; anything else is an empty object.
@@ -79,145 +115,242 @@ impl Runtime {
         let mut outcome = BatchOutcome::default();
         let mut skip: Option<&'static str> = None;
         for call in calls {
-            let name = call.function.name.as_str();
             if let Some(text) = skip {
-                self.synthesise(agent, session, call, "", text, cancel)
+                self.synthesise(agent, session, call, Origin::Model, "", text, cancel)
                     .await;
                 continue;
             }
-            let local = agent.tool(name);
-            let definition = match (&local, agent.runtime_tool(name)) {
-                (Some(entry), _) => entry.tool.definition(),
-                (None, Some(def)) => def,
-                (None, None) => {
-                    let text = format!(
-                        "Tool '{name}' is not available. You can only use the tools provided to you."
-                    );
-                    self.synthesise(agent, session, call, "", text, cancel)
-                        .await;
-                    continue;
-                }
-            };
-            let target = Target {
-                def: definition,
-                qualified: local
-                    .as_ref()
-                    .and_then(|e| e.tool.qualified_name())
-                    .unwrap_or(""),
-            };
-            match self.approve(agent, session, call, target, cancel).await {
-                Approval::Run(args) => {
-                    self.emit(
-                        &session.id,
-                        RuntimeEvent::ToolCall {
-                            agent: agent.name.clone(),
-                            id: call.id.clone(),
-                            name: name.to_owned(),
-                            arguments: Value::Object(args.clone()),
-                        },
-                    );
-                    let (result, kind) = match &local {
-                        Some(entry) => {
-                            let progress = CallProgress {
-                                runtime: self,
-                                session_id: &session.id,
-                                id: &call.id,
-                                name,
-                            };
-                            let ctx = ToolContext {
-                                working_dir: &self.working_dir,
-                                cancel,
-                                env: &[],
-                                progress: Some(&progress),
-                            };
-                            // Copied only to drop the `description` the runtime added.
-                            let args = if agent.toolbox.describe_calls
-                                && args.contains_key(crate::toolbox::WHY)
-                                && !crate::toolbox::owns_why(entry.tool.definition())
-                            {
-                                let mut own = args.clone();
-                                own.remove(crate::toolbox::WHY);
-                                std::borrow::Cow::Owned(own)
-                            } else {
-                                std::borrow::Cow::Borrowed(&args)
-                            };
-                            let mut result = entry.tool.call(&args, ctx).await;
-                            if entry.tool.definition().category == "skills" && !result.is_error {
-                                let skill = args
-                                    .get("name")
-                                    .or_else(|| args.get("skill_name"))
-                                    .and_then(|v| v.as_str())
-                                    .unwrap_or_default();
-                                if let Err(e) = self
-                                    .guard_skill(agent, &session.id, skill, &result.content, cancel)
-                                    .await
-                                {
-                                    result = ToolResult::error(e);
-                                }
-                            }
-                            let slot = &agent.toolbox.slots[entry.slot];
-                            if !result.is_error
-                                && slot.toon.iter().any(|r| r.is_match(name))
-                                && let Some(toon) = tether_tools::toonify(&result.content)
-                            {
-                                result.content = toon;
-                            }
-                            if slot.model.is_some() {
-                                outcome.model = slot.model;
-                            }
-                            (result, Kind::Real)
-                        }
-                        None => (
-                            self.call_runtime_tool(agent, session, name, &args, cancel)
-                                .await,
-                            Kind::Runtime,
-                        ),
-                    };
-                    let result = if cancel.is_cancelled() {
-                        ToolResult::error(CANCELED_BY_USER)
-                    } else {
-                        result
-                    };
-                    let post = self
-                        .finish(agent, session, call, target, &args, result, kind, cancel)
-                        .await;
-                    if let Some(PostToolUseOutcome {
-                        flow: Flow::Stop { reason, hook },
-                        ..
-                    }) = post
-                    {
-                        outcome.post_blocked = Some((reason, hook));
-                        skip = Some(SKIPPED_AFTER_POST_BLOCK);
-                    }
-                }
-                Approval::Synthesised(text) => {
-                    self.synthesise_for(agent, session, call, target, text, cancel)
-                        .await;
-                }
-                Approval::Cancelled => {
-                    self.synthesise_for(agent, session, call, target, CANCELED_BY_USER, cancel)
-                        .await;
-                    skip = Some(CANCELED_WITH_BATCH);
-                }
+            let end = self
+                .run_call(agent, session, call, Origin::Model, cancel)
+                .await;
+            if end.model.is_some() {
+                outcome.model = end.model;
             }
-            if cancel.is_cancelled() && skip.is_none() {
+            if let Some(blocked) = end.post_blocked {
+                outcome.post_blocked = Some(blocked);
+                skip = Some(SKIPPED_AFTER_POST_BLOCK);
+            } else if end.cancelled || cancel.is_cancelled() {
                 skip = Some(CANCELED_WITH_BATCH);
             }
         }
         outcome
     }
 
+    /// One call, model's or script's: the approval chain, the tool, the transform, the
+    /// recorded result, `post_tool_use`. Boxed: a script's calls come back here.
+    pub(crate) fn run_call<'a>(
+        &'a self,
+        agent: &'a AgentRuntime,
+        session: &'a mut Session,
+        call: &'a ToolCall,
+        origin: Origin,
+        cancel: &'a CancellationToken,
+    ) -> futures::future::BoxFuture<'a, CallEnd> {
+        Box::pin(self.run_call_inner(agent, session, call, origin, cancel))
+    }
+
+    async fn run_call_inner(
+        &self,
+        agent: &AgentRuntime,
+        session: &mut Session,
+        call: &ToolCall,
+        origin: Origin,
+        cancel: &CancellationToken,
+    ) -> CallEnd {
+        let name = call.function.name.as_str();
+        let view = agent.toolbox.view();
+        let local = agent.tool(name);
+        // In code mode the model calls the script tool and the `todo` tools; the rest only
+        // scripts call.
+        let code_mode = match (&view.code_mode, origin) {
+            (Some(def), Origin::Model) => Some(def),
+            _ => None,
+        };
+        let found = match (code_mode, &local, agent.runtime_tool(name)) {
+            (Some(def), _, _) if def.name == name => Some((def, Runner::Script)),
+            (Some(_), Some(entry), _)
+                if entry.tool.definition().category == tether_codemode::DIRECT_CATEGORY =>
+            {
+                Some((entry.tool.definition(), Runner::Tool(entry)))
+            }
+            (Some(_), _, _) => None,
+            (None, Some(entry), _) => Some((entry.tool.definition(), Runner::Tool(entry))),
+            (None, None, Some(def)) => Some((def, Runner::Runtime)),
+            (None, None, None) => None,
+        };
+        let Some((definition, runner)) = found else {
+            let text = format!(
+                "Tool '{name}' is not available. You can only use the tools provided to you."
+            );
+            return self
+                .synthesise(agent, session, call, origin, "", text, cancel)
+                .await;
+        };
+        let target = Target {
+            def: definition,
+            qualified: local
+                .as_ref()
+                .and_then(|e| e.tool.qualified_name())
+                .unwrap_or(""),
+        };
+        let args = match self.approve(agent, session, call, target, cancel).await {
+            Approval::Run(args) => args,
+            Approval::Synthesised(text) => {
+                return self
+                    .synthesise_for(agent, session, call, origin, target, text, cancel)
+                    .await;
+            }
+            Approval::Cancelled => {
+                let mut end = self
+                    .synthesise_for(
+                        agent,
+                        session,
+                        call,
+                        origin,
+                        target,
+                        CANCELED_BY_USER,
+                        cancel,
+                    )
+                    .await;
+                end.cancelled = true;
+                return end;
+            }
+        };
+        self.emit(
+            &session.id,
+            RuntimeEvent::ToolCall {
+                agent: agent.name.clone(),
+                id: call.id.clone(),
+                name: name.to_owned(),
+                arguments: Value::Object(args.clone()),
+            },
+        );
+        let mut end = CallEnd::default();
+        let (result, kind) = match runner {
+            Runner::Tool(entry) => {
+                let (result, model) = self
+                    .call_entry(agent, session, call, entry, &args, origin, cancel)
+                    .await;
+                end.model = model;
+                (result, Kind::Real)
+            }
+            Runner::Runtime => (
+                self.call_runtime_tool(agent, session, name, &args, cancel)
+                    .await,
+                Kind::Runtime,
+            ),
+            Runner::Script => {
+                let script = self.run_script(agent, session, call, &args, cancel).await;
+                end.model = script.model;
+                end.post_blocked = script.post_blocked;
+                end.cancelled = script.cancelled;
+                (script.result, Kind::Real)
+            }
+        };
+        let result = if cancel.is_cancelled() || end.cancelled {
+            ToolResult::error(CANCELED_BY_USER)
+        } else {
+            result
+        };
+        let (content, post) = self
+            .finish(
+                agent, session, call, origin, target, &args, result, kind, cancel,
+            )
+            .await;
+        end.is_error = content.1;
+        end.content = content.0;
+        if let Some(PostToolUseOutcome {
+            flow: Flow::Stop { reason, hook },
+            ..
+        }) = post
+        {
+            end.post_blocked.get_or_insert((reason, hook));
+        }
+        end
+    }
+
+    /// A toolset's tool: the call without the runtime's `description`, the skill guard, TOON
+    /// for the model, and the toolset's `model:` for the next turn.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the call, who made it, and where it runs"
+    )]
+    async fn call_entry(
+        &self,
+        agent: &AgentRuntime,
+        session: &Session,
+        call: &ToolCall,
+        entry: &Entry,
+        args: &Map<String, Value>,
+        origin: Origin,
+        cancel: &CancellationToken,
+    ) -> (ToolResult, Option<usize>) {
+        let name = call.function.name.as_str();
+        let progress = CallProgress {
+            runtime: self,
+            session_id: &session.id,
+            id: &call.id,
+            name,
+        };
+        let ctx = ToolContext {
+            working_dir: &self.working_dir,
+            cancel,
+            env: &[],
+            progress: Some(&progress),
+        };
+        // Copied only to drop the `description` the runtime added.
+        let args = if agent.toolbox.describe_calls
+            && args.contains_key(crate::toolbox::WHY)
+            && !crate::toolbox::owns_why(entry.tool.definition())
+        {
+            let mut own = args.clone();
+            own.remove(crate::toolbox::WHY);
+            std::borrow::Cow::Owned(own)
+        } else {
+            std::borrow::Cow::Borrowed(args)
+        };
+        let mut result = entry.tool.call(&args, ctx).await;
+        if entry.tool.definition().category == "skills" && !result.is_error {
+            let skill = args
+                .get("name")
+                .or_else(|| args.get("skill_name"))
+                .and_then(|v| v.as_str())
+                .unwrap_or_default();
+            if let Err(e) = self
+                .guard_skill(agent, &session.id, skill, &result.content, cancel)
+                .await
+            {
+                result = ToolResult::error(e);
+            }
+        }
+        let slot = &agent.toolbox.slots[entry.slot];
+        // A script parses JSON: TOON is for the model only.
+        if origin == Origin::Model
+            && !result.is_error
+            && slot.toon.iter().any(|r| r.is_match(name))
+            && let Some(toon) = tether_tools::toonify(&result.content)
+        {
+            result.content = toon;
+        }
+        (result, slot.model)
+    }
+
     /// Records an error result the runtime wrote for a call to an unknown tool or after the
     /// batch was stopped.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the call, who made it, and what to say"
+    )]
     async fn synthesise(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
+        origin: Origin,
         category: &'static str,
         text: impl Into<String>,
         cancel: &CancellationToken,
-    ) {
+    ) -> CallEnd {
         let def = ToolDefinition {
             name: String::new(),
             description: String::new(),
@@ -229,34 +362,47 @@ impl Runtime {
             def: &def,
             qualified: "",
         };
-        self.synthesise_for(agent, session, call, target, text, cancel)
-            .await;
+        self.synthesise_for(agent, session, call, origin, target, text, cancel)
+            .await
     }
 
     /// Records an error result the runtime wrote for a call that did not run.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the call, who made it, and what to say"
+    )]
     async fn synthesise_for(
         &self,
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
+        origin: Origin,
         target: Target<'_>,
         text: impl Into<String>,
         cancel: &CancellationToken,
-    ) {
-        self.finish(
-            agent,
-            session,
-            call,
-            target,
-            &arguments(call),
-            ToolResult::error(text),
-            Kind::Synthesised,
-            cancel,
-        )
-        .await;
+    ) -> CallEnd {
+        let ((content, is_error), _) = self
+            .finish(
+                agent,
+                session,
+                call,
+                origin,
+                target,
+                &arguments(call),
+                ToolResult::error(text),
+                Kind::Synthesised,
+                cancel,
+            )
+            .await;
+        CallEnd {
+            content,
+            is_error,
+            ..CallEnd::default()
+        }
     }
 
-    /// Transforms, records and announces a result; runs `post_tool_use` for real results.
+    /// Transforms, records (a model's call) and announces a result; runs `post_tool_use` for
+    /// real results. Returns the result as its caller gets it, and `post_tool_use`'s outcome.
     #[expect(
         clippy::too_many_arguments,
         reason = "two call sites: a tool's result and a synthesised one"
@@ -266,12 +412,13 @@ impl Runtime {
         agent: &AgentRuntime,
         session: &mut Session,
         call: &ToolCall,
+        origin: Origin,
         target: Target<'_>,
         args: &Map<String, Value>,
         result: ToolResult,
         kind: Kind,
         cancel: &CancellationToken,
-    ) -> Option<PostToolUseOutcome> {
+    ) -> ((String, bool), Option<PostToolUseOutcome>) {
         let mut input = self.input(agent, &session.id);
         target.def.category.clone_into(&mut input.tool_category);
         target.qualified.clone_into(&mut input.tool_qualified_name);
@@ -306,11 +453,13 @@ impl Runtime {
         } else {
             result.content
         };
-        if let Some(cap) = agent.max_tool_result_tokens {
-            cap_middle(&mut content, cap);
-        }
-        if content.trim().is_empty() {
-            "(no output)".clone_into(&mut content);
+        if origin == Origin::Model {
+            if let Some(cap) = agent.max_tool_result_tokens {
+                cap_middle(&mut content, cap);
+            }
+            if content.trim().is_empty() {
+                "(no output)".clone_into(&mut content);
+            }
         }
         self.emit(
             &session.id,
@@ -322,19 +471,21 @@ impl Runtime {
                 structured: result.structured,
             },
         );
-        self.record(
-            session,
-            Message::tool_result(
-                call.id.clone(),
-                call.function.name.clone(),
-                content.clone(),
-                result.is_error,
-            ),
-        );
-        if kind != Kind::Real {
-            return None;
+        if origin == Origin::Model {
+            self.record(
+                session,
+                Message::tool_result(
+                    call.id.clone(),
+                    call.function.name.clone(),
+                    content.clone(),
+                    result.is_error,
+                ),
+            );
         }
-        input.tool_response = Some(content);
+        if kind != Kind::Real {
+            return ((content, result.is_error), None);
+        }
+        input.tool_response = Some(content.clone());
         input.tool_error = result.is_error;
         let mut o = PostToolUseOutcome::from(
             self.fire(agent, &session.id, HookEvent::PostToolUse, input, cancel)
@@ -343,7 +494,7 @@ impl Runtime {
         if !o.context.is_empty() {
             session.pending_context.push(std::mem::take(&mut o.context));
         }
-        Some(o)
+        ((content, result.is_error), Some(o))
     }
 }
 

@@ -1,7 +1,8 @@
 //! An agent's tools: its built-in toolsets', its MCP servers' (listed when the servers start
 //! and again when they say their tools changed) and the runtime's own, with each toolset's
 //! options applied: `tools` (an allow-list), `readonly` (only read-only tools), `defer`
-//! (hidden until `add_tool`), `toon` and `model`.
+//! (hidden until `add_tool`), `toon` and `model`. With `code_mode_tools` the model sees them
+//! (but `todo` tools) as one `run_tools_with_javascript` tool (crate::code_mode).
 //!
 //! The model-visible list is a snapshot rebuilt only when a server's tool generation or the
 //! set of activated tools changes, so a model call without changes costs one lock and a clone
@@ -109,6 +110,8 @@ pub(crate) struct View {
     pub(crate) instructions: Vec<String>,
     /// Tools hidden because an earlier tool has their name.
     pub(crate) shadowed: Vec<String>,
+    /// `run_tools_with_javascript`, describing the tools its scripts call (code mode only).
+    pub(crate) code_mode: Option<ToolDefinition>,
 }
 
 impl View {
@@ -133,6 +136,8 @@ pub(crate) struct Toolbox {
     /// `add_description_parameter`: every tool takes an optional `description` of why it is
     /// called (seen by hooks, removed before the tool runs).
     pub(crate) describe_calls: bool,
+    /// `code_mode_tools`: scripts call the tools; the model calls `run_tools_with_javascript`.
+    code_mode: bool,
 }
 
 /// The argument `add_description_parameter` adds.
@@ -194,6 +199,7 @@ impl Toolbox {
             view: RwLock::new(Arc::new(View::default())),
             activated: Mutex::new(BTreeSet::new()),
             describe_calls: false,
+            code_mode: false,
         };
         let view = toolbox.build(toolbox.stamp());
         *toolbox.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
@@ -206,6 +212,27 @@ impl Toolbox {
         let view = self.build(self.stamp());
         *self.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
         self
+    }
+
+    /// Turns `code_mode_tools` on.
+    pub(crate) fn code_mode(mut self) -> Self {
+        self.code_mode = true;
+        let view = self.build(self.stamp());
+        *self.view.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(view);
+        self
+    }
+
+    /// The tools a code-mode script calls: every callable tool but the `todo` ones, then the
+    /// runtime's (`transfer_task`, `search_tool`, …), as docker-agent wraps them.
+    pub(crate) fn scripted<'v>(
+        &'v self,
+        view: &'v View,
+    ) -> impl Iterator<Item = &'v ToolDefinition> {
+        view.tools
+            .iter()
+            .map(|e| e.tool.definition())
+            .chain(self.runtime_tools.iter())
+            .filter(|d| d.category != tether_codemode::DIRECT_CATEGORY)
     }
 
     /// The system-prompt text for deferred tools, when there are any.
@@ -299,11 +326,27 @@ impl Toolbox {
                 }
             }
         }
-        view.definitions = view
-            .tools
-            .iter()
-            .map(|e| e.tool.definition())
-            .chain(self.runtime_tools.iter())
+        if self.code_mode {
+            view.code_mode = Some(crate::code_mode::definition(self.scripted(&view)));
+        }
+        let direct: Vec<&ToolDefinition> = match &view.code_mode {
+            Some(def) => std::iter::once(def)
+                .chain(
+                    view.tools
+                        .iter()
+                        .map(|e| e.tool.definition())
+                        .filter(|d| d.category == tether_codemode::DIRECT_CATEGORY),
+                )
+                .collect(),
+            None => view
+                .tools
+                .iter()
+                .map(|e| e.tool.definition())
+                .chain(self.runtime_tools.iter())
+                .collect(),
+        };
+        view.definitions = direct
+            .into_iter()
             .map(definition)
             .map(|mut d| {
                 if self.describe_calls {

@@ -280,6 +280,15 @@ pub(crate) fn build(
         .map(|m| parse_model_override(m))
         .collect::<anyhow::Result<_>>()?;
     opts.yolo = args.yolo;
+    opts.script_time_limit = std::time::Duration::try_from_secs_f64(args.code_mode_timeout)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| {
+            user_error(format!(
+                "--code-mode-timeout must be a positive number of seconds, got {}",
+                args.code_mode_timeout
+            ))
+        })?;
     opts.non_interactive = non_interactive;
     opts.shell = Shell::from_env();
     let home = common::tether_home();

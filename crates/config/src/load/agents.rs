@@ -240,6 +240,7 @@ impl Validator<'_> {
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
             max_tool_result_tokens,
             add_description_parameter: a.add_description_parameter.unwrap_or(false),
+            code_mode_tools: a.code_mode_tools.unwrap_or(false),
             session_compaction: a.session_compaction.unwrap_or(true),
             compaction_threshold,
             compaction_model,
