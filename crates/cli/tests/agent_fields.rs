@@ -130,3 +130,148 @@ fn compaction_model_writes_the_summary() {
         "SUMMARY FROM THE SUMMARIZER\n"
     );
 }
+
+fn fake_agent(d: &std::path::Path, base_url: &str, fields: &str) {
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: m\n{fields}    toolsets: [{{type: shell}}]\nmodels:\n  m: {{provider: openai, model: gpt-4o, base_url: \"{base_url}\"}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+fn run_yolo(d: &std::path::Path, prompt: &str) -> String {
+    let out = Command::cargo_bin("tether")
+        .unwrap()
+        .current_dir(d)
+        .env("TETHER_HOME", d.join(".tether"))
+        .env("XDG_CONFIG_HOME", d.join(".config"))
+        .env("SHELL", "/bin/bash")
+        .env("OPENAI_API_KEY", "k")
+        .args(["run", "agent.yaml", "--yolo", "--exec", prompt])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn max_old_tool_call_tokens_sends_older_calls_as_placeholders() {
+    use serde_json::{Value, json};
+    use tether_test_support::fake_llm::{FakeLlm, Turn};
+    let fake = FakeLlm::start_blocking().unwrap();
+    fake.push(Turn::tool_call("shell", json!({"cmd": "seq 1 300"})))
+        .push(Turn::tool_call("shell", json!({"cmd": "echo small"})))
+        .push(Turn::tool_call("shell", json!({"cmd": "seq 1 301"})))
+        .push(Turn::text("done"));
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    fake_agent(d, &fake.base_url(), "    max_old_tool_call_tokens: 50\n");
+    let stdout = run_yolo(d, "go");
+    // The session itself keeps every result whole.
+    assert!(stdout.contains(r"\n299\n300\n"), "{stdout}");
+    let requests = fake.requests();
+    let of = |i: usize, role: &str| -> Vec<Value> {
+        requests[i].body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == role)
+            .cloned()
+            .collect()
+    };
+    // Third call: the latest batch (`echo small`) is whole; the big result before it is over the
+    // budget, and so is everything older, its call's arguments included.
+    let tools: Vec<Value> = of(2, "tool").iter().map(|m| m["content"].clone()).collect();
+    assert!(
+        tools[0]
+            .as_str()
+            .unwrap()
+            .starts_with("[Content of an older tool call removed")
+    );
+    assert_eq!(tools[1], json!("small\n"));
+    let args: Vec<Value> = of(2, "assistant")
+        .iter()
+        .map(|m| m["tool_calls"][0]["function"]["arguments"].clone())
+        .collect();
+    assert_eq!(args[0], json!("{}"));
+    assert_eq!(args[1], json!("{\"cmd\":\"echo small\"}"));
+    // Last call: the latest big result is whole; `small` fits the budget, the first does not.
+    let tools: Vec<Value> = of(3, "tool").iter().map(|m| m["content"].clone()).collect();
+    assert!(tools[2].as_str().unwrap().ends_with("300\n301\n"));
+    assert_eq!(tools[1], json!("small\n"));
+    assert!(
+        tools[0]
+            .as_str()
+            .unwrap()
+            .starts_with("[Content of an older tool call removed")
+    );
+}
+
+#[test]
+fn add_prompt_files_depth_lists_the_files_below_by_path() {
+    use tether_test_support::fake_llm::{FakeLlm, Turn};
+    let fake = FakeLlm::start_blocking().unwrap();
+    fake.push(Turn::text("done"));
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    for (path, text) in [
+        ("AGENTS.md", "root rules"),
+        ("api/AGENTS.md", "api rules"),
+        ("web/AGENTS.md", "web rules"),
+        ("web/deep/AGENTS.md", "deep rules"),
+    ] {
+        std::fs::create_dir_all(d.join(path).parent().unwrap()).unwrap();
+        std::fs::write(d.join(path), text).unwrap();
+    }
+    fake_agent(
+        d,
+        &fake.base_url(),
+        "    add_prompt_files: [AGENTS.md]\n    add_prompt_files_depth: 1\n",
+    );
+    run_yolo(d, "go");
+    let body = fake.requests()[0].body.to_string();
+    assert!(body.contains("root rules"), "{body}");
+    assert!(
+        body.contains(
+            r"More of these files are in subdirectories; read the ones you need:\n- api/AGENTS.md\n- web/AGENTS.md"
+        ),
+        "{body}"
+    );
+    // Listed, not loaded; and deeper than the depth, not listed.
+    assert!(
+        !body.contains("api rules") && !body.contains("deep/AGENTS.md"),
+        "{body}"
+    );
+}
+
+#[test]
+fn a_models_cost_prices_its_calls() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("s.yaml"),
+        "default: {text: hi, usage: {input_tokens: 1000, output_tokens: 500}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("agent.yaml"),
+        "models:\n  m: {provider: script, model: s.yaml, cost: {input: 2, output: 10}}\nagents:\n  root:\n    model: m\n    hooks:\n      after_llm_call:\n        - {type: command, command: \"jq -c .cost >> cost.log\"}\n",
+    )
+    .unwrap();
+    run_yolo(d, "go");
+    let cost: f64 = std::fs::read_to_string(d.join("cost.log"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // 1000 × $2/M + 500 × $10/M.
+    assert!((cost - 0.007).abs() < 1e-12, "{cost}");
+}

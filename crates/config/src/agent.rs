@@ -284,6 +284,12 @@ pub struct Agent {
     pub code_mode_tools: bool,
     /// Tool results longer than this many tokens (len/4) keep their head and tail.
     pub max_tool_result_tokens: Option<u64>,
+    /// Older tool calls past this many tokens (len/4, newest first) reach the model as
+    /// placeholders.
+    pub max_old_tool_call_tokens: Option<u64>,
+    /// `add_prompt_files` names found this many directory levels below the working directory
+    /// are listed by path (0: none).
+    pub add_prompt_files_depth: u32,
     /// `session_compaction` (default true): compact near the context window and on overflow.
     pub session_compaction: bool,
     /// The model that writes compaction summaries (a `models:` name or `provider/model`).

@@ -129,9 +129,13 @@ pub fn effective_hooks(
         );
     }
     if !agent.add_prompt_files.is_empty() {
+        let mut args = agent.add_prompt_files.clone();
+        if agent.add_prompt_files_depth > 0 {
+            args.insert(0, format!("--depth={}", agent.add_prompt_files_depth));
+        }
         let h = injected(
             "add_prompt_files",
-            agent.add_prompt_files.clone(),
+            args,
             shorthand,
             &here("add_prompt_files"),
         );

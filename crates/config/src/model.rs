@@ -27,6 +27,17 @@ pub struct ModelConfig {
     /// Non-empty: the first candidate whose credentials are set is used.
     pub first_available: Vec<String>,
     pub provider_opts: Map<String, Value>,
+    /// Explicit prices, over the built-in catalogue's.
+    pub cost: Option<Cost>,
+}
+
+/// `cost`: USD per million tokens of each kind (absent kinds are free).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
 }
 
 impl ModelConfig {

@@ -94,6 +94,8 @@ pub(crate) struct RawAgent {
     pub(crate) use_toolsets: Option<Vec<Spanned<String>>>,
     pub(crate) use_commands: Option<Vec<Spanned<String>>>,
     pub(crate) max_tool_result_tokens: Option<Spanned<i64>>,
+    pub(crate) max_old_tool_call_tokens: Option<Spanned<i64>>,
+    pub(crate) add_prompt_files_depth: Option<Spanned<i64>>,
     pub(crate) add_description_parameter: Option<bool>,
     pub(crate) code_mode_tools: Option<bool>,
     pub(crate) session_compaction: Option<bool>,
@@ -293,6 +295,17 @@ pub(crate) struct RawModel {
     pub(crate) routing: Option<Vec<Spanned<RawRoutingRule>>>,
     pub(crate) first_available: Option<Vec<Spanned<String>>>,
     pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+    pub(crate) cost: Option<Spanned<RawCost>>,
+}
+
+/// `cost`: USD per million tokens.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCost {
+    pub(crate) input: Option<f64>,
+    pub(crate) output: Option<f64>,
+    pub(crate) cache_read: Option<f64>,
+    pub(crate) cache_write: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]

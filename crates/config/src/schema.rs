@@ -312,6 +312,16 @@ pub const AGENT_FIELDS: &[Field] = &[
         "Cut each tool result to this many tokens (bytes / 4), keeping head and tail (0 or -1: no cap).",
     ),
     f(
+        "max_old_tool_call_tokens",
+        T::Integer,
+        "Keep this many tokens (bytes / 4) of older tool calls' arguments and results, newest first; older ones reach the model as placeholders (the latest batch is always whole; 0 or -1: keep all). The session keeps everything.",
+    ),
+    f(
+        "add_prompt_files_depth",
+        T::Integer,
+        "Also list, by path, the `add_prompt_files` names found up to this many directory levels below the working directory (1: direct subdirectories; default 0). Their contents are not loaded.",
+    ),
+    f(
         "session_compaction",
         T::Boolean,
         "Compact the conversation near the context window and after an overflow (default true).",
@@ -777,6 +787,11 @@ pub const MODEL_FIELDS: &[Field] = &[
         "Makes this model a router: each request goes to the rule whose examples it matches best, else to this model.",
     ),
     f(
+        "cost",
+        T::Ref("cost"),
+        "Prices in USD per million tokens (`input`, `output`, `cache_read`, `cache_write`; absent ones are free), over the built-in catalogue's: session cost and `after_llm_call`'s `cost` use them.",
+    ),
+    f(
         "first_available",
         T::StringList,
         "Models tried in order at start: the first whose key is set is used (instead of `provider`/`model`).",
@@ -844,6 +859,21 @@ pub const AGENT_ROUTING_FIELDS: &[Field] = &[
         "default_agent",
         T::String,
         "Where an uncertain or failed routing decision goes (one of `allowed_agents`).",
+    ),
+];
+
+pub const COST_FIELDS: &[Field] = &[
+    f("input", T::Number, "USD per million uncached input tokens."),
+    f("output", T::Number, "USD per million output tokens."),
+    f(
+        "cache_read",
+        T::Number,
+        "USD per million input tokens read from the prompt cache.",
+    ),
+    f(
+        "cache_write",
+        T::Number,
+        "USD per million input tokens written to the prompt cache.",
     ),
 ];
 
@@ -1142,6 +1172,7 @@ pub fn agent_file_schema() -> Value {
             "provider": object(PROVIDER_FIELDS, &[]),
             "routing_rule": object(ROUTING_RULE_FIELDS, &["model", "examples"]),
             "fallback": object(FALLBACK_FIELDS, &["models"]),
+            "cost": object(COST_FIELDS, &[]),
             "agent_routing": object(AGENT_ROUTING_FIELDS, &["allowed_agents"]),
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
@@ -1191,7 +1222,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 21] = [
+        let cases: [(&str, &[Field]); 22] = [
             (
                 "agents:\n  root:\n    routing: {zzz: 1}\n",
                 AGENT_ROUTING_FIELDS,
@@ -1219,6 +1250,10 @@ mod tests {
             (
                 "agents:\n  root:\n    fallback: {zzz: 1}\n",
                 FALLBACK_FIELDS,
+            ),
+            (
+                "models:\n  m:\n    provider: openai\n    model: gpt-4o\n    cost: {zzz: 1}\nagents:\n  root: {}\n",
+                COST_FIELDS,
             ),
             (
                 "agents:\n  root:\n    structured_output: {zzz: 1}\n",

@@ -42,8 +42,57 @@ pub(crate) fn outgoing(
             "Summary of the conversation so far:\n\n{summary}"
         )));
     }
+    let start = out.len();
     out.extend(history.iter().cloned());
+    if let Some(budget) = agent.max_old_tool_call_tokens {
+        elide_old_tool_calls(&mut out[start..], budget);
+    }
     out
+}
+
+/// What an elided tool result says.
+pub(crate) const ELIDED_RESULT: &str =
+    "[Content of an older tool call removed to save context (max_old_tool_call_tokens).]";
+
+/// `max_old_tool_call_tokens`: walking from the newest, tool-call arguments and results count
+/// against `budget` (bytes / 4); once it is spent, each older call's arguments become `{}` and
+/// its result a placeholder. The latest batch of calls is always sent whole: the model is
+/// working on it.
+fn elide_old_tool_calls(history: &mut [Message], budget: u64) {
+    let Some(latest) = history
+        .iter()
+        .rposition(|m| m.role == Role::Assistant && !m.tool_calls.is_empty())
+    else {
+        return;
+    };
+    let mut spent: u64 = 0;
+    let mut over = false;
+    for m in history[..latest].iter_mut().rev() {
+        let size: usize = match m.role {
+            Role::Tool => m.content.len(),
+            _ => m
+                .tool_calls
+                .iter()
+                .map(|c| c.function.arguments.len())
+                .sum(),
+        };
+        if size == 0 {
+            continue;
+        }
+        spent += (size / 4) as u64;
+        over |= spent > budget;
+        if !over {
+            continue;
+        }
+        if m.role == Role::Tool {
+            ELIDED_RESULT.clone_into(&mut m.content);
+            m.multi_content.clear();
+        } else {
+            for c in &mut m.tool_calls {
+                "{}".clone_into(&mut c.function.arguments);
+            }
+        }
+    }
 }
 
 /// The last `limit` messages (all when 0), never starting with an orphan tool result.
@@ -62,6 +111,36 @@ fn history(messages: &[Message], limit: u32) -> &[Message] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn call(id: &str, args: &str) -> Message {
+        let mut m = Message::assistant("");
+        m.tool_calls
+            .push(tether_protocol::ToolCall::new(id, "shell", args));
+        m
+    }
+
+    #[test]
+    fn old_tool_calls_past_the_budget_become_placeholders_newest_first() {
+        let big = "x".repeat(400); // 100 tokens
+        let mut msgs = vec![
+            Message::user("go"),
+            call("c1", &format!("{{\"cmd\":\"{big}\"}}")),
+            Message::tool_result("c1", "shell", big.clone(), false),
+            call("c2", "{\"cmd\":\"ls\"}"),
+            Message::tool_result("c2", "shell", big.clone(), false),
+            call("c3", &format!("{{\"cmd\":\"{big}\"}}")),
+            Message::tool_result("c3", "shell", big.clone(), false),
+        ];
+        elide_old_tool_calls(&mut msgs, 150);
+        // The latest batch (c3) is whole; c2's result (100) and arguments (3) fit; c1 is over.
+        assert_eq!(msgs[6].content, big);
+        assert!(msgs[5].tool_calls[0].function.arguments.len() > 400);
+        assert_eq!(msgs[4].content, big);
+        assert_eq!(msgs[3].tool_calls[0].function.arguments, "{\"cmd\":\"ls\"}");
+        assert_eq!(msgs[2].content, ELIDED_RESULT);
+        assert_eq!(msgs[1].tool_calls[0].function.arguments, "{}");
+        assert_eq!(msgs[0].content, "go");
+    }
 
     #[test]
     fn trimmed_history_never_starts_with_a_tool_result() {

@@ -175,6 +175,12 @@ pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec 
         token_key: cfg.token_key,
         thinking,
         provider_opts: cfg.provider_opts,
+        prices: cfg.cost.map(|c| tether_providers::catalogue::Prices {
+            input: c.input,
+            output: c.output,
+            cached_input: c.cache_read,
+            cache_write: c.cache_write,
+        }),
         base_dir,
     }
 }
@@ -575,6 +581,7 @@ pub fn build_runtime(
             commands: agent.commands.clone(),
             welcome_message: agent.welcome_message.clone(),
             max_tool_result_tokens: agent.max_tool_result_tokens,
+            max_old_tool_call_tokens: agent.max_old_tool_call_tokens,
             compaction: opts.compaction && agent.session_compaction,
             compaction_provider,
             compaction_threshold: agent

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use tether_hooks::events::{BeforeLlmCallOutcome, Flow, StopOutcome};
 use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
 
-use tether_providers::{
-    ChatRequest, ModelResponse, Provider, ProviderError, StreamEvent, catalogue,
-};
+use tether_providers::{ChatRequest, ModelResponse, Provider, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::{AgentRuntime, ToolModel};
@@ -157,10 +155,7 @@ impl Runtime {
             }
         };
 
-        let cost = response
-            .usage
-            .as_ref()
-            .and_then(|u| catalogue::cost_for(&agent.model.provider, &agent.model.model, u));
+        let cost = response.usage.as_ref().and_then(|u| agent.model.cost(u));
         state.overflow_retried = false;
         if let Some(u) = &response.usage {
             session.input_tokens = u.input_tokens + u.cached_input_tokens + u.cached_write_tokens;

@@ -163,13 +163,35 @@ fn is_version_suffix(rest: &str) -> bool {
             || rest.starts_with("exp"))
 }
 
+/// USD per million tokens of each kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cached_input: f64,
+    pub cache_write: f64,
+}
+
+impl Prices {
+    /// USD cost of one call.
+    pub fn cost(&self, usage: &Usage) -> f64 {
+        let per_token = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
+        per_token(usage.input_tokens, self.input)
+            + per_token(usage.output_tokens, self.output)
+            + per_token(usage.cached_input_tokens, self.cached_input)
+            + per_token(usage.cached_write_tokens, self.cache_write)
+    }
+}
+
 /// USD cost of one call.
 pub fn cost(info: &ModelInfo, usage: &Usage) -> f64 {
-    let per_token = |tokens: u64, price: f64| tokens as f64 * price / 1_000_000.0;
-    per_token(usage.input_tokens, info.input_price)
-        + per_token(usage.output_tokens, info.output_price)
-        + per_token(usage.cached_input_tokens, info.cached_input_price)
-        + per_token(usage.cached_write_tokens, info.cache_write_price)
+    Prices {
+        input: info.input_price,
+        output: info.output_price,
+        cached_input: info.cached_input_price,
+        cache_write: info.cache_write_price,
+    }
+    .cost(usage)
 }
 
 /// The cost of a call to `provider/model`: `None` when the model is not priced.

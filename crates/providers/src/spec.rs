@@ -35,6 +35,8 @@ pub struct ModelSpec {
     pub provider_opts: Map<String, Value>,
     /// Directory relative `script` paths resolve against (the agent file's directory).
     pub base_dir: Option<PathBuf>,
+    /// The agent file's prices (`cost`), over the catalogue's.
+    pub prices: Option<catalogue::Prices>,
 }
 
 /// How much the model reasons before answering (`thinking_budget`).
@@ -96,6 +98,15 @@ impl ModelSpec {
 
     /// `provider_opts.context_size` (an integer, a float or a decimal string), else the
     /// catalogue's window.
+    /// The USD cost of a call's `usage`: the file's prices, else the catalogue's; `None` when
+    /// the model is not priced.
+    pub fn cost(&self, usage: &tether_protocol::chat::Usage) -> Option<f64> {
+        match &self.prices {
+            Some(p) => Some(p.cost(usage)),
+            None => catalogue::cost_for(&self.provider, &self.model, usage),
+        }
+    }
+
     pub fn context_window(&self) -> Option<u64> {
         if let Some(size) = self.provider_opts.get("context_size").and_then(as_u64) {
             return Some(size);

@@ -216,6 +216,31 @@ impl Validator<'_> {
                 None
             }
         });
+        let max_old_tool_call_tokens = a.max_old_tool_call_tokens.and_then(|t| match t.value {
+            -1 | 0 => None,
+            n if n > 0 => u64::try_from(n).ok(),
+            n => {
+                self.error(
+                    self.origin(&t.referenced, format!("{path}.max_old_tool_call_tokens")),
+                    format!(
+                        "max_old_tool_call_tokens must be positive (or 0 / -1: keep every tool call), got {n}"
+                    ),
+                );
+                None
+            }
+        });
+        let no_prompt_files = a.add_prompt_files.as_ref().is_none_or(Vec::is_empty);
+        let add_prompt_files_depth = match a.add_prompt_files_depth {
+            Some(d) if d.value > 0 && no_prompt_files => {
+                self.error_hint(
+                    self.origin(&d.referenced, format!("{path}.add_prompt_files_depth")),
+                    "`add_prompt_files_depth` lists `add_prompt_files` names found below the working directory, and `add_prompt_files` is empty",
+                    "e.g. `add_prompt_files: [AGENTS.md]`",
+                );
+                0
+            }
+            d => self.count(&path, "add_prompt_files_depth", d),
+        };
         Agent {
             name: name.to_owned(),
             model,
@@ -239,6 +264,8 @@ impl Validator<'_> {
             commands,
             welcome_message: a.welcome_message.filter(|w| !w.trim().is_empty()),
             max_tool_result_tokens,
+            max_old_tool_call_tokens,
+            add_prompt_files_depth,
             add_description_parameter: a.add_description_parameter.unwrap_or(false),
             code_mode_tools: a.code_mode_tools.unwrap_or(false),
             session_compaction: a.session_compaction.unwrap_or(true),

@@ -75,6 +75,27 @@ impl Validator<'_> {
         out
     }
 
+    /// `cost`: each price a finite, non-negative number.
+    fn cost(&mut self, path: &str, raw: Spanned<crate::raw::RawCost>) -> crate::model::Cost {
+        let c = raw.value;
+        let mut price = |key: &str, v: Option<f64>| match v {
+            Some(p) if !p.is_finite() || p < 0.0 => {
+                self.error(
+                    self.origin(&raw.referenced, format!("{path}.cost.{key}")),
+                    format!("prices are USD per million tokens and cannot be negative, got {p}"),
+                );
+                0.0
+            }
+            v => v.unwrap_or(0.0),
+        };
+        crate::model::Cost {
+            input: price("input", c.input),
+            output: price("output", c.output),
+            cache_read: price("cache_read", c.cache_read),
+            cache_write: price("cache_write", c.cache_write),
+        }
+    }
+
     /// Builds the catalog, then checks the references models make to one another.
     pub(super) fn models(
         &mut self,
@@ -100,6 +121,12 @@ impl Validator<'_> {
                 })
                 .collect();
             if !first_available.is_empty() {
+                if let Some(c) = &m.cost {
+                    self.error(
+                        self.origin(&c.referenced, format!("{path}.cost")),
+                        "`cost` cannot be combined with `first_available`: price the candidate models instead",
+                    );
+                }
                 if m.provider.is_some() || m.model.is_some() {
                     self.error(
                         origin,
@@ -174,7 +201,9 @@ impl Validator<'_> {
                     examples,
                 });
             }
+            let cost = m.cost.map(|c| self.cost(&path, c));
             let cfg = ModelConfig {
+                cost,
                 provider: provider.value,
                 model: model.value,
                 description: m.description,
