@@ -47,8 +47,8 @@ pub const CATALOG: &[BuiltinDoc] = &[
     doc(
         "add_prompt_files",
         "turn_start",
-        "file names",
-        "Each file's contents, found walking up from the working directory, then in the home directory (or `$DOCKER_AGENT_KIT_DIR/prompt_files/`); joined by a blank line.",
+        "file names, optionally first `--depth=N`",
+        "Each file's contents, found walking up from the working directory, then in the home directory (or `$DOCKER_AGENT_KIT_DIR/prompt_files/`); joined by a blank line. With `--depth=N` (the agent field `add_prompt_files_depth`), the same names found 1 to N directory levels below the working directory are listed by path, not loaded.",
     ),
     doc(
         "add_git_status",
