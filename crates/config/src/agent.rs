@@ -29,6 +29,10 @@ pub struct AgentFile {
     pub metadata: BTreeMap<String, Value>,
     /// `evaluators:`, in file order (`type: evaluator` hooks hold their own copy).
     pub evaluators: Vec<Evaluator>,
+    /// `budget`: the run's ceilings, whichever agent spends.
+    pub budget: Option<Budget>,
+    /// `budgets`: named ceilings; the agents listing a name share its pot.
+    pub budgets: Vec<(String, Budget)>,
     /// Agents of other files that `sub_agents` and `handoffs` name, in order of first mention;
     /// the caller fetches and [attaches](AgentFile::attach) them.
     pub externals: Vec<External>,
@@ -93,6 +97,11 @@ impl AgentFile {
                 agent.name
             ));
         }
+        if !agent.budgets.is_empty() || file.budget.is_some() {
+            return fail(format!(
+                "external agent `{reference}`: budgets in its file are not supported yet"
+            ));
+        }
         if !file.permissions.is_empty() {
             return fail(format!(
                 "external agent `{reference}`: top-level `permissions` in its file are not supported yet"
@@ -101,6 +110,17 @@ impl AgentFile {
         external.file = Some(Arc::new(file));
         Ok(())
     }
+}
+
+/// Ceilings on what a run consumes; `None` is unlimited.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Budget {
+    /// USD, counting priced model calls.
+    pub max_cost: Option<f64>,
+    /// Input plus output tokens over the run's lifetime.
+    pub max_tokens: Option<u64>,
+    /// The sum of turn durations (idle time waiting for the user does not count).
+    pub max_time: Option<std::time::Duration>,
 }
 
 /// An agent another file defines, named in `sub_agents` or `handoffs` by its reference.
@@ -290,6 +310,8 @@ pub struct Agent {
     /// `add_prompt_files` names found this many directory levels below the working directory
     /// are listed by path (0: none).
     pub add_prompt_files_depth: u32,
+    /// Names of `budgets:` entries the agent spends against (besides the file's `budget`).
+    pub budgets: Vec<String>,
     /// `session_compaction` (default true): compact near the context window and on overflow.
     pub session_compaction: bool,
     /// The model that writes compaction summaries (a `models:` name or `provider/model`).

@@ -22,7 +22,7 @@ mod user;
 use std::path::PathBuf;
 
 pub use agent::{
-    Agent, AgentFile, AgentRouting, ApiConfig, Defer, External, ExternalSource, Fallback,
+    Agent, AgentFile, AgentRouting, ApiConfig, Budget, Defer, External, ExternalSource, Fallback,
     InlineSkill, OciReference, PostEdit, Safety, Script, Skills, StructuredOutput, Toolset,
     ToolsetKind, UNSUPPORTED_TOOLSETS,
 };

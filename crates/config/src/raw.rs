@@ -32,6 +32,19 @@ pub(crate) struct RawAgentFile {
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
     /// Named classifiers that `type: evaluator` hooks call.
     pub(crate) evaluators: Option<OrderedMap<Spanned<RawEvaluator>>>,
+    /// The run's ceilings, whichever agent spends.
+    pub(crate) budget: Option<Spanned<RawBudget>>,
+    /// Named ceilings agents opt into with `budgets`.
+    pub(crate) budgets: Option<OrderedMap<Spanned<RawBudget>>>,
+}
+
+/// `budget` / `budgets.NAME`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawBudget {
+    pub(crate) max_cost: Option<f64>,
+    pub(crate) max_tokens: Option<i64>,
+    pub(crate) max_time: Option<String>,
 }
 
 /// An `evaluators:` entry.
@@ -95,6 +108,7 @@ pub(crate) struct RawAgent {
     pub(crate) use_commands: Option<Vec<Spanned<String>>>,
     pub(crate) max_tool_result_tokens: Option<Spanned<i64>>,
     pub(crate) max_old_tool_call_tokens: Option<Spanned<i64>>,
+    pub(crate) budgets: Option<Vec<Spanned<String>>>,
     pub(crate) add_prompt_files_depth: Option<Spanned<i64>>,
     pub(crate) add_description_parameter: Option<bool>,
     pub(crate) code_mode_tools: Option<bool>,

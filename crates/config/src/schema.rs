@@ -103,6 +103,34 @@ pub const FILE_FIELDS: &[Field] = &[
         T::RefMap("evaluator"),
         "Named classifiers that `type: evaluator` hooks call.",
     ),
+    f(
+        "budget",
+        T::Ref("budget"),
+        "Ceilings on what the run consumes, whichever agent spends (sub-agents and background tasks included).",
+    ),
+    f(
+        "budgets",
+        T::RefMap("budget"),
+        "Named ceilings; agents opt in with their `budgets`, and agents naming the same budget share one pot.",
+    ),
+];
+
+pub const BUDGET_FIELDS: &[Field] = &[
+    f(
+        "max_cost",
+        T::Number,
+        "USD (0: unlimited). Only priced model calls count; an unpriced model's calls are a warning.",
+    ),
+    f(
+        "max_tokens",
+        T::Integer,
+        "Input plus output tokens over the run's lifetime (0: unlimited); compaction does not reset it.",
+    ),
+    f(
+        "max_time",
+        T::String,
+        "The sum of turn durations, as a duration (`30s`, `10m`, `1h30m`); time waiting for the user does not count.",
+    ),
 ];
 
 pub const EVALUATOR_FIELDS: &[Field] = &[
@@ -310,6 +338,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "max_tool_result_tokens",
         T::Integer,
         "Cut each tool result to this many tokens (bytes / 4), keeping head and tail (0 or -1: no cap).",
+    ),
+    f(
+        "budgets",
+        T::StringList,
+        "Names of top-level `budgets` the agent spends against (every one applies; the first exhausted stops the run).",
     ),
     f(
         "max_old_tool_call_tokens",
@@ -1173,6 +1206,7 @@ pub fn agent_file_schema() -> Value {
             "routing_rule": object(ROUTING_RULE_FIELDS, &["model", "examples"]),
             "fallback": object(FALLBACK_FIELDS, &["models"]),
             "cost": object(COST_FIELDS, &[]),
+            "budget": object(BUDGET_FIELDS, &[]),
             "agent_routing": object(AGENT_ROUTING_FIELDS, &["allowed_agents"]),
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
@@ -1222,7 +1256,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 22] = [
+        let cases: [(&str, &[Field]); 23] = [
             (
                 "agents:\n  root:\n    routing: {zzz: 1}\n",
                 AGENT_ROUTING_FIELDS,
@@ -1251,6 +1285,7 @@ mod tests {
                 "agents:\n  root:\n    fallback: {zzz: 1}\n",
                 FALLBACK_FIELDS,
             ),
+            ("budget: {zzz: 1}\nagents:\n  root: {}\n", BUDGET_FIELDS),
             (
                 "models:\n  m:\n    provider: openai\n    model: gpt-4o\n    cost: {zzz: 1}\nagents:\n  root: {}\n",
                 COST_FIELDS,

@@ -8,6 +8,7 @@
 mod agent;
 mod approval;
 mod background;
+mod budget;
 mod code_mode;
 mod compaction;
 mod context;

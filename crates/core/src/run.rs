@@ -309,6 +309,22 @@ impl Runtime {
             if cancel.is_cancelled() {
                 return stop(StopReason::Cancelled);
             }
+            if let Some(message) = self.budgets.exceeded(&agent.budget_pots) {
+                let mut said = Message::assistant(message.clone());
+                said.name.clone_from(&agent.name);
+                self.record(session, said);
+                self.emit(
+                    &session.id,
+                    RuntimeEvent::AgentTextDelta {
+                        agent: agent.name.clone(),
+                        text: message.clone(),
+                    },
+                );
+                return stop(
+                    self.fail(&agent, &session.id, "budget_exceeded", message)
+                        .await,
+                );
+            }
             if self.over_threshold(&agent, session) {
                 self.compact(session, crate::Compaction::Threshold, cancel)
                     .await;
@@ -326,7 +342,10 @@ impl Runtime {
                     iteration: state.iterations,
                 },
             );
+            let started = std::time::Instant::now();
             let (turn_end, next) = self.turn(&agent, session, &mut state, cancel).await;
+            self.budgets
+                .charge_time(&agent.budget_pots, started.elapsed());
             let mut input = self.input(&agent, &session.id);
             turn_end.clone_into(&mut input.reason);
             self.fire(

@@ -150,6 +150,7 @@ pub struct Shared {
     pub(crate) warnings: Vec<String>,
     /// `background_agents` tasks.
     pub(crate) background: crate::background::Tasks,
+    pub(crate) budgets: crate::budget::Budgets,
 }
 
 /// A `models:` entry as the providers take it; relative paths in it resolve against `base_dir`.
@@ -358,6 +359,7 @@ pub fn build_runtime(
     };
     let mut servers: Vec<SharedServer> = Vec::new();
     let mut warnings = Vec::new();
+    let budgets = crate::budget::Budgets::new(file);
     let shared = tether_tools::SharedState::default();
     for name in reachable(file, start) {
         // An external agent's models and paths resolve against its own file.
@@ -582,6 +584,7 @@ pub fn build_runtime(
             welcome_message: agent.welcome_message.clone(),
             max_tool_result_tokens: agent.max_tool_result_tokens,
             max_old_tool_call_tokens: agent.max_old_tool_call_tokens,
+            budget_pots: budgets.pots_of(agent),
             compaction: opts.compaction && agent.session_compaction,
             compaction_provider,
             compaction_threshold: agent
@@ -619,6 +622,7 @@ pub fn build_runtime(
         mcp_notified: crate::mcp::Notified::default(),
         warnings,
         background: crate::background::Tasks::default(),
+        budgets,
     })))
 }
 

@@ -163,6 +163,18 @@ impl Runtime {
             self.persist_usage(session, &agent.model_id, u, cost);
         }
         session.cost += cost.unwrap_or(0.0);
+        if !agent.budget_pots.is_empty()
+            && let Some(u) = &response.usage
+        {
+            let tokens =
+                u.input_tokens + u.cached_input_tokens + u.cached_write_tokens + u.output_tokens;
+            if let Some(message) =
+                self.budgets
+                    .charge_call(&agent.budget_pots, &agent.model_id, tokens, cost)
+            {
+                self.emit(&session.id, RuntimeEvent::Warning { message });
+            }
+        }
         let text = response.message.text();
         let mut input = self.input(agent, &session.id);
         input.model_id.clone_from(&agent.model_id);

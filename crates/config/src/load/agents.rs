@@ -229,6 +229,23 @@ impl Validator<'_> {
                 None
             }
         });
+        let budgets = a
+            .budgets
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, b)| {
+                if file.budgets.iter().any(|(n, _)| *n == b.value) {
+                    return Some(b.value);
+                }
+                self.error_hint(
+                    self.origin(&b.referenced, format!("{path}.budgets[{i}]")),
+                    format!("unknown budget `{}`", b.value),
+                    "define it under the top-level `budgets:`",
+                );
+                None
+            })
+            .collect();
         let no_prompt_files = a.add_prompt_files.as_ref().is_none_or(Vec::is_empty);
         let add_prompt_files_depth = match a.add_prompt_files_depth {
             Some(d) if d.value > 0 && no_prompt_files => {
@@ -266,6 +283,7 @@ impl Validator<'_> {
             max_tool_result_tokens,
             max_old_tool_call_tokens,
             add_prompt_files_depth,
+            budgets,
             add_description_parameter: a.add_description_parameter.unwrap_or(false),
             code_mode_tools: a.code_mode_tools.unwrap_or(false),
             session_compaction: a.session_compaction.unwrap_or(true),

@@ -247,6 +247,49 @@ impl Validator<'_> {
         );
     }
 
+    /// A `budget`: non-negative limits (0 or absent: unlimited), `max_time` a Go duration.
+    fn budget(
+        &mut self,
+        path: &str,
+        raw: serde_saphyr::Spanned<crate::raw::RawBudget>,
+    ) -> crate::agent::Budget {
+        let at = |this: &Self, key: &str| this.origin(&raw.referenced, format!("{path}.{key}"));
+        let b = raw.value;
+        let max_cost = match b.max_cost {
+            Some(c) if !c.is_finite() || c < 0.0 => {
+                self.error(
+                    at(self, "max_cost"),
+                    format!("max_cost is USD and cannot be negative, got {c}"),
+                );
+                None
+            }
+            c => c.filter(|c| *c > 0.0),
+        };
+        let max_tokens = match b.max_tokens {
+            Some(t) if t < 0 => {
+                self.error(
+                    at(self, "max_tokens"),
+                    format!("max_tokens cannot be negative, got {t}"),
+                );
+                None
+            }
+            t => t.and_then(|t| u64::try_from(t).ok()).filter(|t| *t > 0),
+        };
+        let max_time = match b.max_time.as_deref().map(crate::mcp::parse_go_duration) {
+            Some(Err(why)) => {
+                self.error(at(self, "max_time"), why);
+                None
+            }
+            Some(Ok(d)) => Some(d).filter(|d| !d.is_zero()),
+            None => None,
+        };
+        crate::agent::Budget {
+            max_cost,
+            max_tokens,
+            max_time,
+        }
+    }
+
     fn file(&mut self, raw: RawAgentFile) -> AgentFile {
         if let Some(rag) = &raw.rag {
             self.rag_unsupported(&rag.referenced, "rag");
@@ -267,8 +310,21 @@ impl Validator<'_> {
             permissions,
             metadata: raw.metadata.unwrap_or_default(),
             evaluators: Vec::new(),
+            budget: None,
+            budgets: Vec::new(),
             externals: Vec::new(),
         };
+        file.budget = raw.budget.map(|b| self.budget("budget", b));
+        file.budgets = raw
+            .budgets
+            .map(|b| b.0)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, b)| {
+                let budget = self.budget(&format!("budgets.{name}"), b);
+                (name, budget)
+            })
+            .collect();
         let evaluators =
             self.evaluators(raw.evaluators.map(|e| e.0).unwrap_or_default(), &mut file);
         file.evaluators.clone_from(&evaluators);
