@@ -36,6 +36,8 @@ pub(crate) struct RawAgentFile {
     pub(crate) budget: Option<Spanned<RawBudget>>,
     /// Named ceilings agents opt into with `budgets`.
     pub(crate) budgets: Option<OrderedMap<Spanned<RawBudget>>>,
+    /// Skill groups agents add with `use_skills`.
+    pub(crate) skills: Option<OrderedMap<Spanned<serde_json::Value>>>,
 }
 
 /// `budget` / `budgets.NAME`.
@@ -120,6 +122,7 @@ pub(crate) struct RawAgent {
     pub(crate) fallback: Option<Spanned<RawFallback>>,
     pub(crate) structured_output: Option<Spanned<RawStructuredOutput>>,
     pub(crate) skills: Option<Spanned<serde_json::Value>>,
+    pub(crate) use_skills: Option<Vec<Spanned<String>>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
     pub(crate) hooks: Option<RawHooks>,

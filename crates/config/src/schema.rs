@@ -104,6 +104,11 @@ pub const FILE_FIELDS: &[Field] = &[
         "Named classifiers that `type: evaluator` hooks call.",
     ),
     f(
+        "skills",
+        T::Any,
+        "Named skill groups (each like an agent's `skills`) that agents add with `use_skills`.",
+    ),
+    f(
         "budget",
         T::Ref("budget"),
         "Ceilings on what the run consumes, whichever agent spends (sub-agents and background tasks included).",
@@ -393,6 +398,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "skills",
         T::Any,
         "`true` (local `SKILL.md` skills), `false`, or a list of `local`, skill names to keep, and inline skills `{name, description, instructions}`.",
+    ),
+    f(
+        "use_skills",
+        T::StringList,
+        "Top-level `skills` groups merged into the agent's skills, in order; the agent's own inline skills win on a name.",
     ),
     f(
         "rag",

@@ -108,7 +108,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, use_skills, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 
@@ -706,4 +706,29 @@ fn a_field_the_provider_has_no_place_for_is_an_error() {
     ] {
         assert!(e.contains(want), "{want}\n{e}");
     }
+}
+
+#[test]
+fn skill_groups_merge_into_agents_with_the_agents_own_inline_skills_last() {
+    let f = load_str(
+        "skills:\n  team:\n    - {name: review, description: group review, instructions: g}\n    - {name: deploy, description: deploy, instructions: d}\n  lint: [lint-rules]\nagents:\n  root:\n    model: openai/gpt-4o\n    use_skills: [team, lint]\n    skills:\n      - {name: review, description: my review, instructions: mine}\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let s = f.agents[0].skills.as_ref().unwrap();
+    let inline: Vec<_> = s
+        .inline
+        .iter()
+        .map(|i| (i.name.as_str(), i.description.as_str()))
+        .collect();
+    assert_eq!(inline, [("deploy", "deploy"), ("review", "my review")]);
+    // The name filter of `lint` turns on local discovery, kept to that name.
+    assert!(s.local);
+    assert_eq!(s.only, ["lint-rules"]);
+    let e = first("agents:\n  root:\n    model: openai/gpt-4o\n    use_skills: [nope]\n");
+    assert!(
+        e.starts_with("agent.yaml:4:18: agents.root.use_skills[0]: unknown skill group `nope`"),
+        "{e}"
+    );
 }

@@ -180,7 +180,22 @@ impl Validator<'_> {
         let structured_output = a
             .structured_output
             .and_then(|o| self.structured_output(&path, o));
-        let skills = a.skills.and_then(|s| self.skills(&path, s));
+        let own = a
+            .skills
+            .and_then(|s| self.skills_at(&format!("{path}.skills"), s));
+        let mut groups = Vec::new();
+        for (i, g) in a.use_skills.unwrap_or_default().into_iter().enumerate() {
+            match shared.skills.iter().find(|(n, _)| *n == g.value) {
+                Some((_, Some(s))) => groups.push(s.clone()),
+                Some((_, None)) => {}
+                None => self.error_hint(
+                    self.origin(&g.referenced, format!("{path}.use_skills[{i}]")),
+                    format!("unknown skill group `{}`", g.value),
+                    "define it under the top-level `skills:`",
+                ),
+            }
+        }
+        let skills = merge_skills(groups, own);
         let mut commands = a
             .commands
             .map(|c| self.commands(&format!("{path}.commands"), c))
@@ -499,11 +514,14 @@ impl Validator<'_> {
         })
     }
 
-    /// `skills: true | false | [sources, names, inline skills]`.
-    fn skills(&mut self, path: &str, raw: Spanned<serde_json::Value>) -> Option<Skills> {
+    /// `skills: true | false | [sources, names, inline skills]`, at `path`.
+    pub(super) fn skills_at(
+        &mut self,
+        path: &str,
+        raw: Spanned<serde_json::Value>,
+    ) -> Option<Skills> {
         use serde_json::Value;
-        let path = format!("{path}.skills");
-        let origin = self.origin(&raw.referenced, &path);
+        let origin = self.origin(&raw.referenced, path);
         match raw.value {
             Value::Bool(false) | Value::Null => None,
             Value::Bool(true) => Some(Skills {
@@ -854,6 +872,34 @@ impl Validator<'_> {
             );
         }
     }
+}
+
+/// `use_skills` groups, in order, then the agent's own `skills`: local discovery if any asks
+/// for it, the union of their name filters (none when one of them keeps every local skill),
+/// and inline skills where a later one of the same name wins (the agent's own last).
+fn merge_skills(groups: Vec<Skills>, own: Option<Skills>) -> Option<Skills> {
+    let all: Vec<Skills> = groups.into_iter().chain(own).collect();
+    if all.is_empty() {
+        return None;
+    }
+    let every_local = all.iter().any(|s| s.local && s.only.is_empty());
+    let mut out = Skills::default();
+    for s in all {
+        out.local |= s.local;
+        for name in s.only {
+            if !out.only.contains(&name) {
+                out.only.push(name);
+            }
+        }
+        for skill in s.inline {
+            out.inline.retain(|i| i.name != skill.name);
+            out.inline.push(skill);
+        }
+    }
+    if every_local {
+        out.only.clear();
+    }
+    Some(out)
 }
 
 /// An inline skill: `name`, `description`, `instructions`; fork-mode fields are not supported.

@@ -202,6 +202,7 @@ fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String>
 pub(crate) struct Shared {
     pub(crate) toolsets: Vec<(String, Option<crate::agent::Toolset>)>,
     pub(crate) commands: Vec<(String, Vec<crate::Command>)>,
+    pub(crate) skills: Vec<(String, Option<crate::agent::Skills>)>,
 }
 
 pub(crate) struct Validator<'a> {
@@ -357,6 +358,16 @@ impl Validator<'_> {
                 .map(|(name, c)| {
                     let commands = self.commands(&format!("commands.{name}"), c);
                     (name, commands)
+                })
+                .collect(),
+            skills: raw
+                .skills
+                .map(|s| s.0)
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(name, s)| {
+                    let skills = self.skills_at(&format!("skills.{name}"), s);
+                    (name, skills)
                 })
                 .collect(),
         };
