@@ -140,7 +140,7 @@ fn host_ip(text: &str) -> Option<IpAddr> {
         .unwrap_or(text);
     match bare.parse::<IpAddr>().ok()? {
         IpAddr::V6(v6) => Some(unmap(v6)),
-        v4 => Some(v4),
+        v4 @ IpAddr::V4(_) => Some(v4),
     }
 }
 
