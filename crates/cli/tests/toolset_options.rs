@@ -1,6 +1,7 @@
 //! `todo` with `shared: true` (one list for every agent of the run), filesystem `post_edit`
-//! (real commands after a write or an edit) and `type: model_picker` (the next model call
-//! goes to the chosen model), each through `tether run`.
+//! (real commands after a write or an edit), filesystem `allow_list` / `deny_list` (paths
+//! outside refused, symlinks included) and `type: model_picker` (the next model call goes to
+//! the chosen model), each through `tether run`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -106,6 +107,68 @@ fn post_edit_commands_run_after_writes_and_edits_of_matching_files() {
             d.join("x.bad").display()
         )
     );
+}
+
+#[test]
+fn filesystem_allow_and_deny_lists_confine_the_tools() {
+    let dir = TempDir::new().unwrap();
+    let d = &std::fs::canonicalize(dir.path()).unwrap();
+    let home = d.join("home");
+    std::fs::create_dir_all(d.join("src/vendor")).unwrap();
+    std::fs::create_dir_all(d.join("outside")).unwrap();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    write(d, "src/main.rs", "fn main() {}\n");
+    write(d, "src/vendor/lib.rs", "vendored\n");
+    write(d, "outside/secret.txt", "outside secret\n");
+    write(&home, ".ssh/id", "key\n");
+    std::os::unix::fs::symlink(d.join("outside"), d.join("src/link")).unwrap();
+    write(
+        d,
+        "agent.yaml",
+        "agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n      - type: filesystem\n        allow_list: [src, \"~\"]\n        deny_list: [src/vendor, \"~/.ssh\"]\n",
+    );
+    write(
+        d,
+        "s.yaml",
+        "replies:\n  - tool_calls:\n      - {name: read_file, arguments: {path: src/main.rs}}\n      - {name: read_file, arguments: {path: outside/secret.txt}}\n      - {name: read_file, arguments: {path: src/link/secret.txt}}\n      - {name: read_file, arguments: {path: src/vendor/lib.rs}}\n      - {name: read_file, arguments: {path: ~/.ssh/id}}\n      - {name: write_file, arguments: {path: src/link/planted.txt, content: x}}\n  - text: done\n",
+    );
+    let out = Command::cargo_bin("tether")
+        .unwrap()
+        .current_dir(d)
+        .env("HOME", &home)
+        .env("TETHER_HOME", d.join(".tether"))
+        .env("XDG_CONFIG_HOME", d.join(".config"))
+        .args(["run", "agent.yaml", "--json", "--yolo", "--exec", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .collect();
+    let outside = "is outside the allowed directories (`allow_list`: `src`, `~`)";
+    assert_eq!(
+        responses(&events, "read_file"),
+        [
+            "fn main() {}\n".to_owned(),
+            format!("`outside/secret.txt` {outside}"),
+            format!("`src/link/secret.txt` {outside}"),
+            "`src/vendor/lib.rs` is inside a denied directory (`deny_list`: `src/vendor`)"
+                .to_owned(),
+            "`~/.ssh/id` is inside a denied directory (`deny_list`: `~/.ssh`)".to_owned(),
+        ]
+    );
+    assert_eq!(
+        responses(&events, "write_file"),
+        [format!("`src/link/planted.txt` {outside}")]
+    );
+    assert!(!d.join("outside/planted.txt").exists());
+    let refused: Vec<bool> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_response")
+        .map(|e| e["is_error"].as_bool().unwrap_or(false))
+        .collect();
+    assert_eq!(refused, [false, true, true, true, true, true]);
 }
 
 #[test]

@@ -490,6 +490,22 @@ pub struct Toolset {
     pub post_edit: Vec<PostEdit>,
     /// `type: filesystem`: honour `.gitignore` and skip `.git` in walks (default true).
     pub ignore_vcs: bool,
+    /// `type: filesystem`: when not empty, every path the tools touch must be inside one of
+    /// these directories (entries as written: `.`, `~/…`, relative to the working directory,
+    /// absolute; `$NAME` expands when a tool runs).
+    pub allow_list: Vec<String>,
+    /// `type: filesystem`: paths inside these directories are refused, even when
+    /// `allow_list` holds them (same entry forms).
+    pub deny_list: Vec<String>,
+    /// `type: fetch`: when not empty, only hosts matching one of these may be fetched (each
+    /// redirect too).
+    pub allowed_domains: Vec<crate::DomainPattern>,
+    /// `type: fetch`: hosts matching one of these are refused (each redirect too). Never
+    /// given together with `allowed_domains`.
+    pub blocked_domains: Vec<crate::DomainPattern>,
+    /// `type: fetch`: `<`, `>` and `&` in a multi-URL JSON result are written `\u003c`,
+    /// `\u003e`, `\u0026`.
+    pub escape_html: bool,
     /// `type: model_picker`: the models `change_model` may switch to.
     pub models: Vec<String>,
     pub origin: Origin,
@@ -564,6 +580,11 @@ impl Toolset {
             shared: false,
             post_edit: Vec::new(),
             ignore_vcs: true,
+            allow_list: Vec::new(),
+            deny_list: Vec::new(),
+            allowed_domains: Vec::new(),
+            blocked_domains: Vec::new(),
+            escape_html: false,
             models: Vec::new(),
             origin: Origin::synthetic(kind.type_name()),
         }

@@ -3,6 +3,7 @@
 //! [`Diagnostic`] at `file:line:col` with its key path. CLI flags and agent shorthands merge
 //! through one function, [`effective_hooks`].
 
+mod access;
 mod agent;
 pub mod commands;
 mod diagnostic;
@@ -21,6 +22,7 @@ mod user;
 
 use std::path::PathBuf;
 
+pub use access::{DomainPattern, expand_path_entry};
 pub use agent::{
     Agent, AgentFile, AgentRouting, ApiConfig, Budget, Defer, External, ExternalSource, Fallback,
     InlineSkill, OciReference, PostEdit, Safety, Script, Skills, StructuredOutput, Toolset,

@@ -158,6 +158,9 @@ pub(crate) struct RawToolset {
     pub(crate) path: Option<Spanned<String>>,
     // `type: fetch`.
     pub(crate) timeout: Option<Spanned<i64>>,
+    pub(crate) allowed_domains: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(crate) blocked_domains: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(crate) escape_html: Option<Spanned<bool>>,
     // `type: script`.
     pub(crate) shell: Option<Spanned<OrderedMap<Spanned<RawScript>>>>,
     // `type: api`.
@@ -171,8 +174,8 @@ pub(crate) struct RawToolset {
     // `type: filesystem`.
     pub(crate) post_edit: Option<Spanned<Vec<Spanned<RawPostEdit>>>>,
     pub(crate) ignore_vcs: Option<Spanned<bool>>,
-    pub(crate) allow_list: Option<Spanned<serde_json::Value>>,
-    pub(crate) deny_list: Option<Spanned<serde_json::Value>>,
+    pub(crate) allow_list: Option<Spanned<Vec<Spanned<String>>>>,
+    pub(crate) deny_list: Option<Spanned<Vec<Spanned<String>>>>,
     // `type: model_picker`.
     pub(crate) models: Option<Spanned<Vec<Spanned<String>>>>,
 }

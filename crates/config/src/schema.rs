@@ -559,6 +559,21 @@ pub const TOOLSET_FIELDS: &[Field] = &[
         "`type: fetch`, `api`, `openapi`: the request timeout in seconds (default 30).",
     ),
     f(
+        "allowed_domains",
+        T::StringList,
+        "`type: fetch`: only these hosts may be fetched, each redirect and robots.txt too. Case-insensitive; `example.com` is the host and its subdomains, `.example.com` or `*.example.com` only its subdomains; an IP address or CIDR range (`10.0.0.0/8`, `::1/128`) matches IP hosts. Not with `blocked_domains`.",
+    ),
+    f(
+        "blocked_domains",
+        T::StringList,
+        "`type: fetch`: these hosts are refused, each redirect too; patterns as in `allowed_domains`, with which it cannot be combined.",
+    ),
+    f(
+        "escape_html",
+        T::Boolean,
+        "`type: fetch`: write `<`, `>` and `&` as `\\u003c`, `\\u003e`, `\\u0026` in the JSON result of a multi-URL call (default false; single-URL results are plain text).",
+    ),
+    f(
         "api_config",
         T::Ref("api_config"),
         "`type: api`: the HTTP tool.",
@@ -595,13 +610,13 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     ),
     f(
         "allow_list",
-        T::Any,
-        "`type: filesystem`: not supported yet (a load error).",
+        T::StringList,
+        "`type: filesystem`: the directories the tools may touch: `.` (the working directory), `~` or `~/…` (home), a relative path (to the working directory) or an absolute one; `$NAME` and `${env.NAME}` expand. Symlinks and `..` are resolved before the check; walks skip what is outside. Empty or absent: no restriction.",
     ),
     f(
         "deny_list",
-        T::Any,
-        "`type: filesystem`: not supported yet (a load error).",
+        T::StringList,
+        "`type: filesystem`: directories the tools must not touch, written as in `allow_list`; deny wins over allow, and walks skip denied subtrees.",
     ),
     f(
         "models",

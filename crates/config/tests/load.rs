@@ -11,8 +11,8 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use tether_config::{
-    ConfigError, ExternalSource, HookKind, HookSource, OciReference, OnError, ToolsetKind,
-    load_file, load_str,
+    ConfigError, DomainPattern, ExternalSource, HookKind, HookSource, OciReference, OnError,
+    ToolsetKind, load_file, load_str,
 };
 use tether_protocol::HookEvent;
 
@@ -638,7 +638,7 @@ fn api_openapi_todo_filesystem_and_model_picker_options_load() {
 #[test]
 fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
     let e = errors(
-        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: api\n      - type: api\n        api_config: {name: x, endpoint: \"ftp://h/\", method: FETCH, required: [y]}\n      - type: openapi\n      - type: shell\n        shared: true\n        post_edit: [{path: \"*.go\", cmd: x}]\n        models: [openai/gpt-4o]\n        url: http://x/\n      - type: filesystem\n        allow_list: [.]\n        post_edit: [{path: \"[\", cmd: x}]\n      - type: model_picker\n        models: [nowhere]\n      - type: fetch\n        max_output_bytes: 10\n",
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: api\n      - type: api\n        api_config: {name: x, endpoint: \"ftp://h/\", method: FETCH, required: [y]}\n      - type: openapi\n      - type: shell\n        shared: true\n        post_edit: [{path: \"*.go\", cmd: x}]\n        models: [openai/gpt-4o]\n        url: http://x/\n      - type: filesystem\n        allow_list: [\" \"]\n        post_edit: [{path: \"[\", cmd: x}]\n      - type: model_picker\n        models: [nowhere]\n      - type: fetch\n        max_output_bytes: 10\n",
     );
     let firsts: Vec<_> = e
         .iter()
@@ -656,11 +656,65 @@ fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
             "agent.yaml:10:17: agents.root.toolsets[3].shared: `shared` only applies to `type: todo` toolsets, not `type: shell`",
             "agent.yaml:11:20: agents.root.toolsets[3].post_edit: `post_edit` only applies to `type: filesystem` toolsets, not `type: shell`",
             "agent.yaml:12:17: agents.root.toolsets[3].models: `models` only applies to `type: model_picker` toolsets, not `type: shell`",
-            "agent.yaml:15:21: agents.root.toolsets[4].allow_list: `allow_list` is not supported yet",
+            "agent.yaml:15:22: agents.root.toolsets[4].allow_list[0]: an `allow_list` entry must not be empty",
             "agent.yaml:16:28: agents.root.toolsets[4].post_edit[0].path: invalid glob `[`: error parsing glob '[': unclosed character class; missing ']'",
             "agent.yaml:18:18: agents.root.toolsets[5].models[0]: unknown model `nowhere`",
             "agent.yaml:20:27: agents.root.toolsets[6].max_output_bytes: `max_output_bytes` only applies to `type: openapi` toolsets, not `type: fetch`",
         ]
+    );
+}
+
+#[test]
+fn path_and_domain_lists_load_as_written_and_parsed() {
+    let f = load_str(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: filesystem\n        allow_list: [., \"~/projects\", /srv/data, \"${env.DATA}\"]\n        deny_list: [\" ~/.ssh \"]\n      - type: fetch\n        allowed_domains: [Example.COM, \"*.docs.rs\", 10.0.0.0/8]\n        escape_html: true\n      - type: fetch\n        allowed_domains: []\n        blocked_domains: [169.254.169.254]\n",
+        "a.yaml",
+        Path::new("/proj"),
+    )
+    .unwrap();
+    let t = &f.agents[0].toolsets;
+    assert_eq!(
+        t[0].allow_list,
+        [".", "~/projects", "/srv/data", "${env.DATA}"]
+    );
+    assert_eq!(t[0].deny_list, ["~/.ssh"]);
+    let written: Vec<&str> = t[1]
+        .allowed_domains
+        .iter()
+        .map(DomainPattern::as_written)
+        .collect();
+    assert_eq!(written, ["Example.COM", "*.docs.rs", "10.0.0.0/8"]);
+    assert!(t[1].escape_html && t[1].blocked_domains.is_empty());
+    assert!(t[2].allowed_domains.is_empty() && !t[2].escape_html);
+    assert_eq!(t[2].blocked_domains[0].as_written(), "169.254.169.254");
+}
+
+#[test]
+fn bad_list_entries_and_misplaced_lists_are_errors_at_their_position() {
+    let e = errors(
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: filesystem\n        allow_list: [src, \"\"]\n        deny_list: [\"${HOME\"]\n        allowed_domains: [x.com]\n      - type: fetch\n        allowed_domains: [\"foo.*\", ok.com]\n        blocked_domains: [10.0.0.0/33]\n        deny_list: [/etc]\n      - type: shell\n        escape_html: true\n",
+    );
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:6:27: agents.root.toolsets[0].allow_list[1]: an `allow_list` entry must not be empty",
+            "agent.yaml:7:21: agents.root.toolsets[0].deny_list[0]: invalid `deny_list` entry: unterminated `${` in `${HOME`",
+            "agent.yaml:8:26: agents.root.toolsets[0].allowed_domains: `allowed_domains` only applies to `type: fetch` toolsets, not `type: filesystem`",
+            "agent.yaml:12:20: agents.root.toolsets[1].deny_list: `deny_list` only applies to `type: filesystem` toolsets, not `type: fetch`",
+            "agent.yaml:11:26: agents.root.toolsets[1].blocked_domains: `allowed_domains` and `blocked_domains` are mutually exclusive",
+            "agent.yaml:10:27: agents.root.toolsets[1].allowed_domains[0]: invalid domain pattern `foo.*`: `*` may only start a pattern, as `*.example.com`",
+            "agent.yaml:11:27: agents.root.toolsets[1].blocked_domains[0]: invalid domain pattern `10.0.0.0/33`: not a valid CIDR",
+            "agent.yaml:14:22: agents.root.toolsets[2].escape_html: `escape_html` only applies to `type: fetch` toolsets, not `type: shell`",
+        ]
+    );
+    let hints = e.join("\n");
+    assert!(
+        hints.contains("list the hosts to allow, or the hosts to refuse, not both"),
+        "{hints}"
     );
 }
 

@@ -24,7 +24,7 @@ pub(crate) fn resolve(working_dir: &Path, given: &str) -> PathBuf {
     resolve_in(working_dir, given, home.as_deref())
 }
 
-fn resolve_in(working_dir: &Path, given: &str, home: Option<&Path>) -> PathBuf {
+pub(crate) fn resolve_in(working_dir: &Path, given: &str, home: Option<&Path>) -> PathBuf {
     let expanded = match (given.strip_prefix('~'), home) {
         (Some(""), Some(home)) => Some(home.to_path_buf()),
         (Some(rest), Some(home)) if rest.starts_with('/') => Some(home.join(&rest[1..])),

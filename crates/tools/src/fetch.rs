@@ -4,7 +4,10 @@
 //! non-public addresses are refused (the model chooses the URL, so it must not reach the
 //! machine's own services or the local network) unless the toolset sets
 //! `allow_private_ips: true`; names are checked after DNS resolution and on every redirect.
+//! `allowed_domains` / `blocked_domains` are checked on each URL before anything is sent
+//! (robots.txt included) and on every redirect.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -14,7 +17,7 @@ use serde_json::{Map, Value, json};
 use tether_providers::error_chain;
 
 use crate::html::{Flavor, convert};
-use crate::net::{guarded_client, literal_refused};
+use crate::net::{DomainLists, guarded_client_with, literal_refused};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 pub const FETCH_INSTRUCTION: &str = "## Fetch Tool\n\nFetch content from HTTP/HTTPS URLs. Supports multiple URLs per call, output format selection (text, markdown, html), and respects robots.txt.";
@@ -26,10 +29,21 @@ pub struct FetchTool {
     definition: ToolDefinition,
     timeout: Duration,
     allow_private: bool,
+    domains: Option<Arc<DomainLists>>,
+    escape_html: bool,
 }
 
 impl FetchTool {
-    pub fn new(timeout: Option<Duration>, allow_private: bool) -> Self {
+    /// The tool of a `type: fetch` toolset: its `timeout`, `allow_private_ips`,
+    /// `allowed_domains` / `blocked_domains` and `escape_html`.
+    pub fn new(cfg: &tether_config::Toolset) -> Self {
+        let domains =
+            (!cfg.allowed_domains.is_empty() || !cfg.blocked_domains.is_empty()).then(|| {
+                Arc::new(DomainLists {
+                    allowed: cfg.allowed_domains.clone(),
+                    blocked: cfg.blocked_domains.clone(),
+                })
+            });
         Self {
             definition: ToolDefinition {
                 name: "fetch".to_owned(),
@@ -47,13 +61,15 @@ impl FetchTool {
                 read_only: false,
                 category: "fetch",
             },
-            timeout: timeout.unwrap_or(Duration::from_secs(30)),
-            allow_private,
+            timeout: cfg.timeout.unwrap_or(Duration::from_secs(30)),
+            allow_private: cfg.allow_private_ips,
+            domains,
+            escape_html: cfg.escape_html,
         }
     }
 
     fn client(&self, timeout: Duration) -> Result<reqwest::Client, String> {
-        guarded_client(timeout, self.allow_private)
+        guarded_client_with(timeout, self.allow_private, self.domains.clone())
     }
 }
 
@@ -132,6 +148,10 @@ impl FetchTool {
                 return r;
             }
         };
+        if let Some(why) = self.domains.as_ref().and_then(|d| d.refusal(&parsed)) {
+            r.error = why;
+            return r;
+        }
         if !self.allow_private
             && let Some(why) = literal_refused(&parsed)
         {
@@ -262,14 +282,47 @@ impl Tool for FetchTool {
                     one.url, one.status_code, one.content_length, one.body
                 ));
             }
-            ToolResult::ok(serde_json::to_string(&results).unwrap_or_default())
+            let json = serde_json::to_string(&results).unwrap_or_default();
+            ToolResult::ok(if self.escape_html {
+                escape_html(&json)
+            } else {
+                json
+            })
         })
     }
+}
+
+/// JSON text with `<`, `>` and `&` written as `\u003c`, `\u003e`, `\u0026`, as Go's
+/// encoder writes them by default (docker-agent's `escape_html: true`). In JSON text those
+/// characters only occur inside strings, where the escapes mean the same.
+fn escape_html(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn html_escaping_keeps_the_json_equal() {
+        let value = json!([{"body": "<a href=\"x?a=1&b=2\">x</a>", "url": "u"}]);
+        let text = serde_json::to_string(&value).unwrap();
+        let escaped = escape_html(&text);
+        assert_eq!(
+            escaped,
+            r#"[{"body":"\u003ca href=\"x?a=1\u0026b=2\"\u003ex\u003c/a\u003e","url":"u"}]"#
+        );
+        assert_eq!(serde_json::from_str::<Value>(&escaped).unwrap(), value);
+    }
 
     #[test]
     fn robots_rules_apply_longest_match_in_the_star_group() {

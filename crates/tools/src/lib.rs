@@ -36,7 +36,7 @@ use tokio_util::sync::CancellationToken;
 pub use api::ApiTool;
 pub use error::ToolError;
 pub use fetch::{FETCH_INSTRUCTION, FetchTool};
-pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool};
+pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool, filesystem_instruction};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
 pub use openapi::OpenApiToolset;
 pub use script::{ScriptTool, script_instruction};

@@ -2,6 +2,8 @@
 //! `openapi`): loopback, private, link-local and other non-public addresses are refused unless
 //! the toolset sets `allow_private_ips: true`, so a model cannot reach the machine's own
 //! services or the local network. Names are checked after DNS resolution and on every redirect.
+//! A fetch toolset's `allowed_domains` / `blocked_domains` ([`DomainLists`]) are checked on the
+//! URL and on every redirect too, so an allowed host cannot bounce the request elsewhere.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -73,15 +75,57 @@ pub(crate) fn literal_refused(url: &reqwest::Url) -> Option<String> {
     })
 }
 
+/// `allowed_domains` / `blocked_domains` of a fetch toolset (at most one is not empty).
+#[derive(Debug, Default)]
+pub(crate) struct DomainLists {
+    pub(crate) allowed: Vec<tether_config::DomainPattern>,
+    pub(crate) blocked: Vec<tether_config::DomainPattern>,
+}
+
+impl DomainLists {
+    /// Why `url`'s host may not be fetched, naming the host and the rule; `None` when it may.
+    pub(crate) fn refusal(&self, url: &reqwest::Url) -> Option<String> {
+        let Some(host) = url.host() else {
+            return Some("the URL has no host".to_owned());
+        };
+        if let Some(p) = self.blocked.iter().find(|p| p.matches(&host)) {
+            return Some(format!(
+                "host `{host}` is blocked by `blocked_domains` (`{p}`)"
+            ));
+        }
+        if !self.allowed.is_empty() && !self.allowed.iter().any(|p| p.matches(&host)) {
+            let list: Vec<String> = self.allowed.iter().map(|p| format!("`{p}`")).collect();
+            return Some(format!(
+                "host `{host}` is not in `allowed_domains` ({})",
+                list.join(", ")
+            ));
+        }
+        None
+    }
+}
+
 /// A client with `timeout`, at most [`MAX_REDIRECTS`] redirects, and non-public addresses
 /// refused unless `allow_private`.
 pub(crate) fn guarded_client(
     timeout: Duration,
     allow_private: bool,
 ) -> Result<reqwest::Client, String> {
+    guarded_client_with(timeout, allow_private, None)
+}
+
+/// [`guarded_client`] that also refuses redirects to hosts `domains` refuses.
+pub(crate) fn guarded_client_with(
+    timeout: Duration,
+    allow_private: bool,
+    domains: Option<Arc<DomainLists>>,
+) -> Result<reqwest::Client, String> {
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= MAX_REDIRECTS {
             return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
+        }
+        if let Some(why) = domains.as_ref().and_then(|d| d.refusal(attempt.url())) {
+            let why = format!("redirected to {}: {why}", attempt.url());
+            return attempt.error(why);
         }
         if !allow_private && let Some(why) = literal_refused(attempt.url()) {
             return attempt.error(why);

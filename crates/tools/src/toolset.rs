@@ -6,9 +6,9 @@ use tether_config::ToolsetKind;
 use tether_exec::Shell;
 
 use crate::{
-    ApiTool, FETCH_INSTRUCTION, FILESYSTEM_INSTRUCTION, FetchTool, FilesystemTool,
-    MEMORY_INSTRUCTION, MemoryTool, SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION,
-    ThinkTool, TodoList, TodoTool, Tool, Toolset, script_instruction,
+    ApiTool, FETCH_INSTRUCTION, FetchTool, FilesystemTool, MEMORY_INSTRUCTION, MemoryTool,
+    SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoList, TodoTool,
+    Tool, Toolset, filesystem_instruction, script_instruction,
 };
 
 /// State that toolsets of several agents of one run share.
@@ -33,8 +33,8 @@ pub fn build_toolset_with(
 ) -> Toolset {
     let (all, instruction): (Vec<Arc<dyn Tool>>, Option<String>) = match cfg.kind {
         ToolsetKind::Filesystem => (
-            FilesystemTool::with_options(cfg.ignore_vcs, &cfg.post_edit, shell),
-            Some(FILESYSTEM_INSTRUCTION.to_owned()),
+            FilesystemTool::with_options(cfg, shell),
+            Some(filesystem_instruction(cfg)),
         ),
         ToolsetKind::Shell => (
             vec![Arc::new(ShellTool::new(shell.clone(), &cfg.env))],
@@ -42,7 +42,7 @@ pub fn build_toolset_with(
         ),
         ToolsetKind::Think => (vec![Arc::new(ThinkTool::default())], None),
         ToolsetKind::Fetch => (
-            vec![Arc::new(FetchTool::new(cfg.timeout, cfg.allow_private_ips))],
+            vec![Arc::new(FetchTool::new(cfg))],
             Some(FETCH_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Memory => (

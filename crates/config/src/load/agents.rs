@@ -834,6 +834,11 @@ impl Validator<'_> {
             shared: extra.shared,
             post_edit: extra.post_edit,
             ignore_vcs: extra.ignore_vcs,
+            allow_list: extra.allow_list,
+            deny_list: extra.deny_list,
+            allowed_domains: extra.allowed_domains,
+            blocked_domains: extra.blocked_domains,
+            escape_html: extra.escape_html,
             models: extra.models,
             origin,
         })

@@ -1,10 +1,11 @@
-//! Validation of the options of `type: api`, `openapi`, `todo`, `filesystem` and
+//! Validation of the options of `type: api`, `openapi`, `todo`, `filesystem`, `fetch` and
 //! `model_picker` toolsets. Each option on a toolset of another type is an error naming both,
 //! as docker-agent's loader rejects it.
 
 use serde_saphyr::{Location, Spanned};
 
 use super::{Validator, check_url, is_header_token};
+use crate::access::{DomainPattern, expand_path_entry};
 use crate::agent::{AgentFile, ApiConfig, PostEdit, ToolsetKind};
 use crate::diagnostic::Origin;
 use crate::mcp::check_references;
@@ -20,6 +21,11 @@ pub(super) struct Extra {
     pub(super) shared: bool,
     pub(super) post_edit: Vec<PostEdit>,
     pub(super) ignore_vcs: bool,
+    pub(super) allow_list: Vec<String>,
+    pub(super) deny_list: Vec<String>,
+    pub(super) allowed_domains: Vec<DomainPattern>,
+    pub(super) blocked_domains: Vec<DomainPattern>,
+    pub(super) escape_html: bool,
     pub(super) models: Vec<String>,
 }
 
@@ -137,16 +143,28 @@ impl Validator<'_> {
                 );
             }
         }
-        for (key, given) in [
-            ("allow_list", t.allow_list.take()),
-            ("deny_list", t.deny_list.take()),
-        ] {
-            if let Some(v) = given {
-                self.error_hint(
-                    self.origin(&v.referenced, format!("{path}.{key}")),
-                    format!("`{key}` is not supported yet"),
-                    "remove it; `permissions:` and `pre_tool_use` hooks can restrict which paths the filesystem tools touch",
-                );
+        out.allow_list = self.path_list(path, kind, "allow_list", t.allow_list.take());
+        out.deny_list = self.path_list(path, kind, "deny_list", t.deny_list.take());
+        let allowed = t.allowed_domains.take();
+        let blocked = t.blocked_domains.take();
+        if let (Some(a), Some(b)) = (&allowed, &blocked)
+            && kind == ToolsetKind::Fetch
+            && !a.value.is_empty()
+            && !b.value.is_empty()
+        {
+            self.error_hint(
+                self.origin(&b.referenced, format!("{path}.blocked_domains")),
+                "`allowed_domains` and `blocked_domains` are mutually exclusive",
+                "list the hosts to allow, or the hosts to refuse, not both",
+            );
+        }
+        out.allowed_domains = self.domain_list(path, kind, "allowed_domains", allowed);
+        out.blocked_domains = self.domain_list(path, kind, "blocked_domains", blocked);
+        if let Some(e) = t.escape_html.take() {
+            if kind == ToolsetKind::Fetch {
+                out.escape_html = e.value;
+            } else {
+                self.wrong_type(path, &e.referenced, "escape_html", "`type: fetch`", kind);
             }
         }
         if let Some(list) = t.post_edit.take() {
@@ -186,6 +204,73 @@ impl Validator<'_> {
                 );
             }
             None => {}
+        }
+        out
+    }
+
+    /// `allow_list` / `deny_list` of a filesystem toolset: entries kept as written (they
+    /// expand when a tool runs), blank ones and broken `${…}` refused.
+    fn path_list(
+        &mut self,
+        path: &str,
+        kind: ToolsetKind,
+        key: &str,
+        given: Option<Spanned<Vec<Spanned<String>>>>,
+    ) -> Vec<String> {
+        let Some(list) = given else {
+            return Vec::new();
+        };
+        if kind != ToolsetKind::Filesystem {
+            self.wrong_type(path, &list.referenced, key, "`type: filesystem`", kind);
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(list.value.len());
+        for (i, entry) in list.value.into_iter().enumerate() {
+            let at = self.origin(&entry.referenced, format!("{path}.{key}[{i}]"));
+            let text = entry.value.trim();
+            if text.is_empty() {
+                self.error_hint(
+                    at,
+                    format!("an `{key}` entry must not be empty"),
+                    "write `.` for the working directory, `~/…` for the home directory, or a path",
+                );
+                continue;
+            }
+            // Whether variables are set is known when the tool runs; their syntax now.
+            if let Err(why) = expand_path_entry(text, |_| Some("x".to_owned())) {
+                self.error(at, format!("invalid `{key}` entry: {why}"));
+                continue;
+            }
+            out.push(text.to_owned());
+        }
+        out
+    }
+
+    /// `allowed_domains` / `blocked_domains` of a fetch toolset, parsed.
+    fn domain_list(
+        &mut self,
+        path: &str,
+        kind: ToolsetKind,
+        key: &str,
+        given: Option<Spanned<Vec<Spanned<String>>>>,
+    ) -> Vec<DomainPattern> {
+        let Some(list) = given else {
+            return Vec::new();
+        };
+        if kind != ToolsetKind::Fetch {
+            self.wrong_type(path, &list.referenced, key, "`type: fetch`", kind);
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(list.value.len());
+        for (i, entry) in list.value.into_iter().enumerate() {
+            match DomainPattern::parse(&entry.value) {
+                Ok(p) => out.push(p),
+                Err(why) => self.error_hint(
+                    self.origin(&entry.referenced, format!("{path}.{key}[{i}]")),
+                    format!("invalid domain pattern `{}`: {why}", entry.value),
+                    "write a host (`example.com`, its subdomains too), `*.example.com` or `.example.com` (subdomains only), an IP address or a CIDR range (`10.0.0.0/8`)",
+                ),
+            }
         }
         out
     }

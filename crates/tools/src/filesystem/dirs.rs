@@ -5,12 +5,14 @@
 //! skips what `.gitignore` ignores and `.git` itself, and stops at a node budget: a tree of
 //! `node_modules` would otherwise swamp the context.
 
+use std::path::PathBuf;
+
 use serde::{Deserialize, Serialize};
 
-use super::search::walker;
+use super::search::{admitted, walker};
 use super::{Call, PathArgs};
 use crate::ToolError;
-use crate::args::{parse, resolve};
+use crate::args::parse;
 
 /// `list_directory` lists at most this many entries.
 pub(super) const MAX_LIST_ENTRIES: usize = 10_000;
@@ -33,17 +35,31 @@ struct PathsArgs {
 pub(super) fn list_directory(call: &Call) -> Result<String, ToolError> {
     let args: PathArgs = parse(&call.tool, &call.args)?;
     let path = args.path.as_str();
-    let resolved = resolve(&call.working_dir, path);
+    let resolved = call.path(path)?;
     let entries = std::fs::read_dir(&resolved).map_err(|e| ToolError::io("list", path, &e))?;
     let mut rows: Vec<(String, bool)> = Vec::new();
+    let mut fenced = 0usize;
     for entry in entries {
         let entry = entry.map_err(|e| ToolError::io("list", path, &e))?;
+        if let Some(roots) = &call.roots {
+            let is_symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
+            if !roots.admits_found(&entry.path(), is_symlink) {
+                fenced += 1;
+                continue;
+            }
+        }
         // Follows symlinks, so a link to a directory lists as one.
         let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
         rows.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
     }
+    let fenced_note = (fenced > 0).then(|| {
+        format!("[{fenced} entries not shown: outside `allow_list` or inside `deny_list`]\n")
+    });
     if rows.is_empty() {
-        return Ok(format!("directory `{path}` is empty\n"));
+        return Ok(format!(
+            "directory `{path}` is empty\n{}",
+            fenced_note.unwrap_or_default()
+        ));
     }
     rows.sort_unstable();
     let mut out = String::new();
@@ -58,6 +74,7 @@ pub(super) fn list_directory(call: &Call) -> Result<String, ToolError> {
             rows.len() - MAX_LIST_ENTRIES
         ));
     }
+    out.push_str(&fenced_note.unwrap_or_default());
     Ok(out)
 }
 
@@ -95,7 +112,7 @@ impl Node {
 pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
     let args: TreeArgs = parse(&call.tool, &call.args)?;
     let path = args.path.as_str();
-    let resolved = resolve(&call.working_dir, path);
+    let resolved = call.path(path)?;
     let real = std::fs::canonicalize(&resolved).map_err(|e| ToolError::io("walk", path, &e))?;
     if !real.is_dir() {
         return Err(ToolError::Rejected(format!("`{path}` is not a directory")));
@@ -103,7 +120,7 @@ pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
     let root_name = real
         .file_name()
         .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned());
-    let mut builder = walker(&resolved, call.ignore_vcs);
+    let mut builder = walker(&resolved, call.ignore_vcs, admitted(call.roots.clone()));
     builder.max_depth(args.max_depth);
     // stack[d] is the open directory at depth d; entries arrive depth-first, sorted.
     let mut stack = vec![Node::new(root_name, true)];
@@ -155,10 +172,26 @@ fn paths(call: &Call) -> Result<Vec<String>, ToolError> {
     Ok(paths)
 }
 
+/// The call's `paths`, each with where it points; one the lists refuse fails the call
+/// before anything changed.
+fn checked_paths(call: &Call, entry: bool) -> Result<Vec<(String, PathBuf)>, ToolError> {
+    paths(call)?
+        .into_iter()
+        .map(|p| {
+            let real = if entry {
+                call.entry_path(&p)
+            } else {
+                call.path(&p)
+            };
+            real.map(|real| (p, real))
+        })
+        .collect()
+}
+
 pub(super) fn create_directory(call: &Call) -> Result<String, ToolError> {
     let mut lines = Vec::new();
-    for path in paths(call)? {
-        std::fs::create_dir_all(resolve(&call.working_dir, &path))
+    for (path, resolved) in checked_paths(call, false)? {
+        std::fs::create_dir_all(resolved)
             .map_err(|e| ToolError::io("create directory", &path, &e))?;
         lines.push(format!("Directory created successfully: {path}"));
     }
@@ -167,8 +200,8 @@ pub(super) fn create_directory(call: &Call) -> Result<String, ToolError> {
 
 pub(super) fn remove_directory(call: &Call) -> Result<String, ToolError> {
     let mut lines = Vec::new();
-    for path in paths(call)? {
-        std::fs::remove_dir(resolve(&call.working_dir, &path)).map_err(|e| {
+    for (path, resolved) in checked_paths(call, true)? {
+        std::fs::remove_dir(resolved).map_err(|e| {
             let mut err = ToolError::io("remove directory", &path, &e);
             if e.kind() == std::io::ErrorKind::DirectoryNotEmpty
                 && let ToolError::Io { message, .. } = &mut err

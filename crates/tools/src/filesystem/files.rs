@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::{Call, PathArgs};
-use crate::args::{parse, resolve};
+use crate::args::parse;
 use crate::{ToolError, ToolResult};
 
 /// Larger files are refused by `read_file` (the model should search or slice them instead).
@@ -76,7 +76,7 @@ fn describe_binary(path: &str, len: usize) -> String {
 
 /// Reads one file as text, or describes it when it is binary.
 fn read_text(call: &Call, path: &str) -> Result<String, ToolError> {
-    let resolved = resolve(&call.working_dir, path);
+    let resolved = call.path(path)?;
     let meta = std::fs::metadata(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
     if meta.is_dir() {
         return Err(ToolError::Rejected(format!(
@@ -148,7 +148,7 @@ pub(super) fn read_multiple_files(call: &Call) -> ToolResult {
 
 pub(super) fn write_file(call: &Call) -> Result<String, ToolError> {
     let args: WriteArgs = parse(&call.tool, &call.args)?;
-    let resolved = resolve(&call.working_dir, &args.path);
+    let resolved = call.path(&args.path)?;
     if let Some(parent) = resolved.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| ToolError::io("create the parent directory of", &args.path, &e))?;
@@ -179,7 +179,7 @@ pub(super) fn edit_file(call: &Call) -> Result<String, ToolError> {
     if edits.is_empty() {
         return Err(ToolError::invalid(&call.tool, "`edits` is empty"));
     }
-    let resolved = resolve(&call.working_dir, path);
+    let resolved = call.path(path)?;
     let bytes = std::fs::read(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
     let mut text = String::from_utf8(bytes).map_err(|_| {
         ToolError::Rejected(format!(

@@ -2,9 +2,12 @@
 //!
 //! Every call runs on tokio's blocking pool (directory walks and large reads block), resolves
 //! paths against `ToolContext::working_dir`, and turns every failure into a `ToolResult`
-//! error naming the path as the model wrote it. There is no sandbox here: which calls may
-//! run is the approval chain's decision, made before `Tool::call`.
+//! error naming the path as the model wrote it. Which calls may run is the approval chain's
+//! decision, made before `Tool::call`; which paths a call may touch is the toolset's
+//! `allow_list` / `deny_list` (`access.rs`), checked for every path argument and every entry
+//! a walk or listing shows.
 
+mod access;
 mod definitions;
 mod dirs;
 mod files;
@@ -19,11 +22,23 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use crate::args::resolve;
 use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
+use access::{PathRules, Roots};
 use post_edit::PostEditCommands;
 
 /// The toolset's system-prompt text, as docker-agent sent it in the recorded request.
 pub const FILESYSTEM_INSTRUCTION: &str = "## Filesystem Tools\n\n- Relative paths resolve from the working directory; absolute paths and \"..\" work as expected\n- Prefer read_multiple_files over sequential read_file calls\n- Use search_files_content to locate code or text across files\n- Use exclude patterns in searches and max_depth in directory_tree to limit output";
+
+/// The toolset's system-prompt text: [`FILESYSTEM_INSTRUCTION`], plus a line per list when
+/// `allow_list` or `deny_list` is set.
+pub fn filesystem_instruction(cfg: &tether_config::Toolset) -> String {
+    let rules = PathRules::new(&cfg.allow_list, &cfg.deny_list);
+    format!(
+        "{FILESYSTEM_INSTRUCTION}{}",
+        rules.map(|r| r.describe()).unwrap_or_default()
+    )
+}
 
 /// Which filesystem operation a tool performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,30 +61,32 @@ pub struct FilesystemTool {
     op: Op,
     ignore_vcs: bool,
     post_edit: Option<Arc<PostEditCommands>>,
+    rules: Option<Arc<PathRules>>,
 }
 
 impl FilesystemTool {
     /// All nine tools, in docker-agent's order.
     pub fn all() -> Vec<Arc<dyn Tool>> {
-        Self::configured(true, None)
+        Self::configured(true, None, None)
     }
 
-    /// The nine tools with the toolset's options: `ignore_vcs`, and `post_edit` commands run
-    /// with `shell` after `write_file` and `edit_file`.
+    /// The nine tools with the toolset's options: `ignore_vcs`, `allow_list` / `deny_list`,
+    /// and `post_edit` commands run with `shell` after `write_file` and `edit_file`.
     pub fn with_options(
-        ignore_vcs: bool,
-        post_edit: &[tether_config::PostEdit],
+        cfg: &tether_config::Toolset,
         shell: &tether_exec::Shell,
     ) -> Vec<Arc<dyn Tool>> {
-        let commands = (!post_edit.is_empty())
-            .then(|| PostEditCommands::new(post_edit, shell.clone()))
+        let commands = (!cfg.post_edit.is_empty())
+            .then(|| PostEditCommands::new(&cfg.post_edit, shell.clone()))
             .map(Arc::new);
-        Self::configured(ignore_vcs, commands)
+        let rules = PathRules::new(&cfg.allow_list, &cfg.deny_list).map(Arc::new);
+        Self::configured(cfg.ignore_vcs, commands, rules)
     }
 
     fn configured(
         ignore_vcs: bool,
         post_edit: Option<Arc<PostEditCommands>>,
+        rules: Option<Arc<PathRules>>,
     ) -> Vec<Arc<dyn Tool>> {
         definitions::table()
             .into_iter()
@@ -85,6 +102,7 @@ impl FilesystemTool {
                     op,
                     ignore_vcs,
                     post_edit: post_edit.clone(),
+                    rules: rules.clone(),
                 }) as Arc<dyn Tool>
             })
             .collect()
@@ -105,6 +123,30 @@ struct Call {
     working_dir: PathBuf,
     cancel: CancellationToken,
     ignore_vcs: bool,
+    rules: Option<Arc<PathRules>>,
+    /// `rules` expanded for this call (set by `run`).
+    roots: Option<Arc<Roots>>,
+}
+
+impl Call {
+    /// Where `given` points: resolved against the working directory and, with
+    /// `allow_list` / `deny_list`, its real path once they admit it.
+    fn path(&self, given: &str) -> Result<PathBuf, ToolError> {
+        let resolved = resolve(&self.working_dir, given);
+        match &self.roots {
+            Some(roots) => roots.check(given, &resolved),
+            None => Ok(resolved),
+        }
+    }
+
+    /// [`Self::path`] for an operation on the entry itself (a symlink there is not followed).
+    fn entry_path(&self, given: &str) -> Result<PathBuf, ToolError> {
+        let resolved = resolve(&self.working_dir, given);
+        match &self.roots {
+            Some(roots) => roots.check_entry(given, &resolved),
+            None => Ok(resolved),
+        }
+    }
 }
 
 impl Tool for FilesystemTool {
@@ -124,10 +166,12 @@ impl Tool for FilesystemTool {
             working_dir: ctx.working_dir.to_path_buf(),
             cancel: ctx.cancel.clone(),
             ignore_vcs: self.ignore_vcs,
+            rules: self.rules.clone(),
+            roots: None,
         };
         Box::pin(async move {
             let tool = call.tool.clone();
-            let result = match tokio::task::spawn_blocking(move || run(op, &call)).await {
+            let result = match tokio::task::spawn_blocking(move || run(op, call)).await {
                 Ok(result) => result,
                 Err(e) => ToolError::Internal(format!("`{tool}` failed: {e}")).into(),
             };
@@ -143,10 +187,17 @@ impl Tool for FilesystemTool {
     }
 }
 
-fn run(op: Op, call: &Call) -> ToolResult {
+fn run(op: Op, mut call: Call) -> ToolResult {
     if call.cancel.is_cancelled() {
         return ToolError::Cancelled.into();
     }
+    if let Some(rules) = &call.rules {
+        match rules.expand(&call.working_dir) {
+            Ok(roots) => call.roots = Some(Arc::new(roots)),
+            Err(e) => return e.into(),
+        }
+    }
+    let call = &call;
     let text = match op {
         Op::ReadMultipleFiles => return files::read_multiple_files(call),
         Op::DirectoryTree => dirs::directory_tree(call),

@@ -7,16 +7,18 @@
 //! cannot flood the context.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use globset::{Glob, GlobBuilder, GlobMatcher};
-use ignore::WalkBuilder;
+use ignore::{DirEntry, WalkBuilder};
 use regex::Regex;
 use serde::Deserialize;
 
 use super::Call;
+use super::access::Roots;
 use super::files::decode_text;
 use crate::ToolError;
-use crate::args::{parse, resolve};
+use crate::args::parse;
 
 /// Files larger than this are not searched.
 pub(super) const MAX_SEARCH_FILE_BYTES: u64 = 8 * 1024 * 1024;
@@ -39,20 +41,36 @@ struct SearchArgs {
 
 /// The walk every recursive filesystem tool uses (sorted, so output is deterministic).
 /// `ignore_vcs: false` (the toolset's option) walks everything, `.git` and ignored files too.
-pub(super) fn walker(root: &Path, ignore_vcs: bool) -> WalkBuilder {
+/// Below the root, only entries `keep` accepts are yielded, and only such directories entered.
+pub(super) fn walker(
+    root: &Path,
+    ignore_vcs: bool,
+    keep: impl Fn(&DirEntry) -> bool + Send + Sync + 'static,
+) -> WalkBuilder {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(false)
         .git_global(false)
         .require_git(false)
         .follow_links(false)
-        .sort_by_file_name(Ord::cmp);
-    if ignore_vcs {
-        builder.filter_entry(|e| e.file_name() != ".git");
-    } else {
+        .sort_by_file_name(Ord::cmp)
+        .filter_entry(move |e| {
+            e.depth() == 0 || ((!ignore_vcs || e.file_name() != ".git") && keep(e))
+        });
+    if !ignore_vcs {
         builder.git_ignore(false).git_exclude(false).ignore(false);
     }
     builder
+}
+
+/// A walk's `keep` for the toolset's `allow_list` / `deny_list`: entries outside them are not
+/// shown, and denied directories not entered (the walk's root is a real path, see `access`).
+pub(super) fn admitted(roots: Option<Arc<Roots>>) -> impl Fn(&DirEntry) -> bool + Send + Sync {
+    move |e| {
+        roots
+            .as_ref()
+            .is_none_or(|r| r.admits_found(e.path(), e.path_is_symlink()))
+    }
 }
 
 /// docker-agent's exclude rules: a pattern excludes an entry when it matches its path
@@ -115,7 +133,7 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
     };
     let excludes = Excludes::new(tool, &args.exclude_patterns.unwrap_or_default())?;
     let path = args.path.as_str();
-    let root = resolve(&call.working_dir, path);
+    let root = call.path(path)?;
     std::fs::metadata(&root).map_err(|e| ToolError::io("search", path, &e))?;
     // Results name files the way the model named the root, so it can pass them back as is.
     let shown_root = match path {
@@ -123,14 +141,11 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
         p => PathBuf::from(p),
     };
 
-    let ignore_vcs = call.ignore_vcs;
-    let mut builder = walker(&root, ignore_vcs);
     let filter_root = root.clone();
-    builder.filter_entry(move |e| {
+    let admitted = admitted(call.roots.clone());
+    let builder = walker(&root, call.ignore_vcs, move |e| {
         let rel = e.path().strip_prefix(&filter_root).unwrap_or(e.path());
-        e.depth() == 0
-            || ((!ignore_vcs || e.file_name() != ".git")
-                && !excludes.excludes(&rel.to_string_lossy()))
+        !excludes.excludes(&rel.to_string_lossy()) && admitted(e)
     });
     let mut out = String::new();
     let mut matches = 0usize;
