@@ -107,28 +107,39 @@ fn compaction_model_writes_the_summary() {
         "default: {text: SUMMARY FROM THE SUMMARIZER}\n",
     )
     .unwrap();
-    std::fs::write(
+    // On the agent; then on its model, whose threshold (0.95 < 96%) wins over the agent's 0.99.
+    for (model_fields, agent_fields) in [
+        ("", "    compaction_model: summarizer\n"),
+        (
+            ", compaction_model: summarizer, compaction_threshold: 0.95",
+            "    compaction_threshold: 0.99\n",
+        ),
+    ] {
+        let _ = std::fs::remove_dir_all(d.join(".tether"));
+        std::fs::write(
         d.join("agent.yaml"),
-        "models:\n  main: {provider: script, model: main.yaml, provider_opts: {context_size: 1000}}\n  summarizer: {provider: script, model: sum.yaml}\nagents:\n  root:\n    model: main\n    compaction_model: summarizer\n    toolsets: [{type: think}]\n    hooks:\n      after_compaction:\n        - {type: command, command: \"jq -r .summary >> summary.log\"}\n",
+        format!("models:\n  main: {{provider: script, model: main.yaml, provider_opts: {{context_size: 1000}}{model_fields}}}\n  summarizer: {{provider: script, model: sum.yaml}}\nagents:\n  root:\n    model: main\n{agent_fields}    toolsets: [{{type: think}}]\n    hooks:\n      after_compaction:\n        - {{type: command, command: \"jq -r .summary >> summary.log\"}}\n"),
     )
     .unwrap();
-    for args in [&["--exec", "hi"][..], &["--resume", "--exec", "go"][..]] {
-        let out = Command::cargo_bin("tether")
-            .unwrap()
-            .current_dir(d)
-            .env("TETHER_HOME", d.join(".tether"))
-            .env("XDG_CONFIG_HOME", d.join(".config"))
-            .env("SHELL", "/bin/bash")
-            .args(["run", "agent.yaml"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        for args in [&["--exec", "hi"][..], &["--resume", "--exec", "go"][..]] {
+            let out = Command::cargo_bin("tether")
+                .unwrap()
+                .current_dir(d)
+                .env("TETHER_HOME", d.join(".tether"))
+                .env("XDG_CONFIG_HOME", d.join(".config"))
+                .env("SHELL", "/bin/bash")
+                .args(["run", "agent.yaml"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+        }
+        assert_eq!(
+            std::fs::read_to_string(d.join("summary.log")).unwrap(),
+            "SUMMARY FROM THE SUMMARIZER\n"
+        );
+        std::fs::remove_file(d.join("summary.log")).unwrap();
     }
-    assert_eq!(
-        std::fs::read_to_string(d.join("summary.log")).unwrap(),
-        "SUMMARY FROM THE SUMMARIZER\n"
-    );
 }
 
 fn fake_agent(d: &std::path::Path, base_url: &str, fields: &str) {

@@ -29,6 +29,10 @@ pub struct ModelConfig {
     pub provider_opts: Map<String, Value>,
     /// Explicit prices, over the built-in catalogue's.
     pub cost: Option<Cost>,
+    /// Writes compaction summaries for agents running this model (an agent's own wins).
+    pub compaction_model: Option<String>,
+    /// When agents running this model compact (over the agent's own).
+    pub compaction_threshold: Option<f64>,
 }
 
 /// `cost`: USD per million tokens of each kind (absent kinds are free).
@@ -171,6 +175,7 @@ impl ProviderDef {
         m.parallel_tool_calls = m.parallel_tool_calls.or(d.parallel_tool_calls);
         m.track_usage = m.track_usage.or(d.track_usage);
         m.thinking_budget = m.thinking_budget.or_else(|| d.thinking_budget.clone());
+        m.compaction_model = m.compaction_model.or_else(|| d.compaction_model.clone());
         for (k, v) in &d.provider_opts {
             m.provider_opts
                 .entry(k.clone())

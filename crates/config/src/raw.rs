@@ -316,6 +316,8 @@ pub(crate) struct RawModel {
     pub(crate) first_available: Option<Vec<Spanned<String>>>,
     pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
     pub(crate) cost: Option<Spanned<RawCost>>,
+    pub(crate) compaction_model: Option<Spanned<String>>,
+    pub(crate) compaction_threshold: Option<Spanned<f64>>,
 }
 
 /// `cost`: USD per million tokens.
@@ -344,6 +346,7 @@ pub(crate) struct RawProvider {
     pub(crate) base_url: Option<String>,
     pub(crate) token_key: Option<String>,
     pub(crate) unload_api: Option<String>,
+    pub(crate) compaction_model: Option<Spanned<String>>,
     pub(crate) max_tokens: Option<Spanned<i64>>,
     pub(crate) temperature: Option<f64>,
     pub(crate) top_p: Option<f64>,

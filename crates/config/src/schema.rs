@@ -855,6 +855,16 @@ pub const MODEL_FIELDS: &[Field] = &[
         "Models tried in order at start: the first whose key is set is used (instead of `provider`/`model`).",
     ),
     f(
+        "compaction_model",
+        T::String,
+        "Writes the compaction summaries of agents running this model (a `models:` name or `provider/model`); an agent's own `compaction_model` wins.",
+    ),
+    f(
+        "compaction_threshold",
+        T::Number,
+        "The share of the context window past which agents running this model compact; wins over the agent's.",
+    ),
+    f(
         "provider_opts",
         T::Any,
         "Provider options: `context_size`, `api` (responses | chat), timeouts, retries, `unload_api`.",
@@ -895,6 +905,11 @@ pub const PROVIDER_FIELDS: &[Field] = &[
     ),
     f("track_usage", T::Boolean, "Default for `track_usage`."),
     f("thinking_budget", T::Scalar, "Default thinking budget."),
+    f(
+        "compaction_model",
+        T::String,
+        "The default `compaction_model` of its models.",
+    ),
     f("provider_opts", T::Any, "Default provider options."),
 ];
 

@@ -786,3 +786,32 @@ fn skill_groups_merge_into_agents_with_the_agents_own_inline_skills_last() {
         "{e}"
     );
 }
+
+#[test]
+fn compaction_settings_on_models_and_providers_are_checked_and_inherited() {
+    let f = load_str(
+        "providers:\n  corp: {provider: openai, base_url: 'https://llm.example.com/v1', compaction_model: cheap}\nmodels:\n  cheap: {provider: openai, model: gpt-4o-mini}\n  big: {provider: corp, model: gpt-5, compaction_threshold: 0.8}\nagents:\n  root: {model: big}\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    let big = f.model("big").unwrap();
+    assert_eq!(
+        (big.compaction_model.as_deref(), big.compaction_threshold),
+        (Some("cheap"), Some(0.8))
+    );
+    let e = errors(
+        "providers:\n  corp: {provider: openai, compaction_model: nowhere}\nmodels:\n  m: {provider: openai, model: gpt-4o, compaction_threshold: 1.5}\nagents:\n  root: {model: m}\n",
+    );
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:4:62: models.m.compaction_threshold: compaction_threshold must be greater than 0 and at most 1, got 1.5",
+            "agent.yaml:2:46: providers.corp.compaction_model: unknown model `nowhere`",
+        ]
+    );
+}

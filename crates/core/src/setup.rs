@@ -386,10 +386,21 @@ pub fn build_runtime(
                 ))
             })?;
         let (model, provider) = build_model(file, &name, &reference, env)?;
-        let compaction_provider = match &agent.compaction_model {
+        // The agent's own compaction settings, else its model's (or the model's provider's).
+        let model_cfg = file.resolve_model(&reference);
+        let compaction_model = agent
+            .compaction_model
+            .clone()
+            .or_else(|| model_cfg.as_ref().and_then(|m| m.compaction_model.clone()));
+        let compaction_provider = match &compaction_model {
             Some(reference) => Some(build_model(file, &name, reference, env)?.1),
             None => None,
         };
+        let compaction_threshold = model_cfg
+            .as_ref()
+            .and_then(|m| m.compaction_threshold)
+            .or(agent.compaction_threshold)
+            .unwrap_or(crate::compaction::THRESHOLD);
         let fallback = match &agent.fallback {
             None => None,
             Some(f) => {
@@ -587,9 +598,7 @@ pub fn build_runtime(
             budget_pots: budgets.pots_of(agent),
             compaction: opts.compaction && agent.session_compaction,
             compaction_provider,
-            compaction_threshold: agent
-                .compaction_threshold
-                .unwrap_or(crate::compaction::THRESHOLD),
+            compaction_threshold,
             safety: agent.safety.or(opts.default_safety).unwrap_or_default(),
             routing: agent.routing.clone(),
             fallback,

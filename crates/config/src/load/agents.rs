@@ -156,20 +156,9 @@ impl Validator<'_> {
             self.model_ref(&format!("{path}.compaction_model"), &m, file);
             m.value
         });
-        let compaction_threshold = a.compaction_threshold.and_then(|t| {
-            if t.value > 0.0 && t.value <= 1.0 {
-                Some(t.value)
-            } else {
-                self.error(
-                    self.origin(&t.referenced, format!("{path}.compaction_threshold")),
-                    format!(
-                        "compaction_threshold must be greater than 0 and at most 1, got {}",
-                        t.value
-                    ),
-                );
-                None
-            }
-        });
+        let compaction_threshold = a
+            .compaction_threshold
+            .and_then(|t| self.threshold(&format!("{path}.compaction_threshold"), &t));
         self.routing_hooks(
             &path,
             &hooks,

@@ -295,8 +295,9 @@ impl Validator<'_> {
         if let Some(rag) = &raw.rag {
             self.rag_unsupported(&rag.referenced, "rag");
         }
-        let providers = self.providers(raw.providers.map(|p| p.0).unwrap_or_default());
-        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default(), providers);
+        let mut refs = Vec::new();
+        let providers = self.providers(raw.providers.map(|p| p.0).unwrap_or_default(), &mut refs);
+        let models = self.models(raw.models.map(|m| m.0).unwrap_or_default(), providers, refs);
         let defs = self.mcp_defs(raw.mcps.map(|m| m.0).unwrap_or_default());
         let permissions = raw
             .permissions

@@ -13,9 +13,12 @@ use crate::raw::{RawFallback, RawModel, RawProvider};
 use super::Validator;
 
 impl Validator<'_> {
+    /// The `providers:` entries; their `compaction_model` references join `refs`, checked once
+    /// the models are known.
     pub(super) fn providers(
         &mut self,
         raw: Vec<(String, Spanned<RawProvider>)>,
+        refs: &mut Vec<(String, Spanned<String>)>,
     ) -> Vec<(String, ProviderDef)> {
         let mut out = Vec::new();
         for (name, p) in raw {
@@ -49,7 +52,12 @@ impl Validator<'_> {
             if let Some(unload) = p.unload_api {
                 provider_opts.insert("unload_api".to_owned(), unload.into());
             }
+            let compaction_model = p.compaction_model.map(|m| {
+                refs.push((format!("{path}.compaction_model"), m.clone()));
+                m.value
+            });
             let defaults = ModelConfig {
+                compaction_model,
                 max_tokens: self.max_tokens(&path, p.max_tokens),
                 temperature: p.temperature,
                 top_p: p.top_p,
@@ -73,6 +81,21 @@ impl Validator<'_> {
             ));
         }
         out
+    }
+
+    /// A compaction threshold: above 0, at most 1.
+    pub(super) fn threshold(&mut self, path: &str, t: &Spanned<f64>) -> Option<f64> {
+        if t.value > 0.0 && t.value <= 1.0 {
+            return Some(t.value);
+        }
+        self.error(
+            self.origin(&t.referenced, path),
+            format!(
+                "compaction_threshold must be greater than 0 and at most 1, got {}",
+                t.value
+            ),
+        );
+        None
     }
 
     /// `cost`: each price a finite, non-negative number.
@@ -101,12 +124,12 @@ impl Validator<'_> {
         &mut self,
         raw: Vec<(String, Spanned<RawModel>)>,
         providers: Vec<(String, ProviderDef)>,
+        mut references: Vec<(String, Spanned<String>)>,
     ) -> ModelCatalog {
         let mut catalog = ModelCatalog {
             models: Vec::new(),
             providers,
         };
-        let mut references = Vec::new();
         for (name, m) in raw {
             let path = format!("models.{name}");
             let origin = self.origin(&m.referenced, &path);
@@ -121,6 +144,12 @@ impl Validator<'_> {
                 })
                 .collect();
             if !first_available.is_empty() {
+                if let Some(t) = &m.compaction_threshold {
+                    self.error(
+                        self.origin(&t.referenced, format!("{path}.compaction_threshold")),
+                        "`compaction_threshold` cannot be combined with `first_available`",
+                    );
+                }
                 if let Some(c) = &m.cost {
                     self.error(
                         self.origin(&c.referenced, format!("{path}.cost")),
@@ -202,8 +231,17 @@ impl Validator<'_> {
                 });
             }
             let cost = m.cost.map(|c| self.cost(&path, c));
+            let compaction_model = m.compaction_model.map(|c| {
+                references.push((format!("{path}.compaction_model"), c.clone()));
+                c.value
+            });
+            let compaction_threshold = m
+                .compaction_threshold
+                .and_then(|t| self.threshold(&format!("{path}.compaction_threshold"), &t));
             let cfg = ModelConfig {
                 cost,
+                compaction_model,
+                compaction_threshold,
                 provider: provider.value,
                 model: model.value,
                 description: m.description,
