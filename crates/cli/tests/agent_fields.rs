@@ -286,3 +286,42 @@ fn a_models_cost_prices_its_calls() {
     // 1000 × $2/M + 500 × $10/M.
     assert!((cost - 0.007).abs() < 1e-12, "{cost}");
 }
+
+#[test]
+fn runtime_safety_is_the_default_an_agent_or_the_user_can_override() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("s.yaml"),
+        "replies:\n  - tool_calls: [{name: shell, arguments: {cmd: echo ran}}]\n  - text: '{{tool_result}}'\n",
+    )
+    .unwrap();
+    for (agent_safety, denied) in [("", true), ("    safety: autonomous\n", false)] {
+        std::fs::write(
+            d.join("agent.yaml"),
+            format!("runtime: {{safety: restricted}}\nagents:\n  root:\n    model: script/s.yaml\n{agent_safety}    toolsets: [{{type: shell}}]\n"),
+        )
+        .unwrap();
+        let out = Command::cargo_bin("tether")
+            .unwrap()
+            .current_dir(d)
+            .env("TETHER_HOME", d.join(".tether"))
+            .env("XDG_CONFIG_HOME", d.join(".config"))
+            .env("SHELL", "/bin/bash")
+            .args(["run", "agent.yaml", "--exec", "go"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert_eq!(
+            stdout.contains("not allowed in restricted mode"),
+            denied,
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout.contains("shell response → \"ran\\n\""),
+            !denied,
+            "{stdout}"
+        );
+    }
+}

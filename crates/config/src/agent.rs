@@ -29,6 +29,8 @@ pub struct AgentFile {
     pub metadata: BTreeMap<String, Value>,
     /// `evaluators:`, in file order (`type: evaluator` hooks hold their own copy).
     pub evaluators: Vec<Evaluator>,
+    /// `runtime.safety`: the safety mode when neither the agent nor the user chose one.
+    pub default_safety: Option<Safety>,
     /// `budget`: the run's ceilings, whichever agent spends.
     pub budget: Option<Budget>,
     /// `budgets`: named ceilings; the agents listing a name share its pot.

@@ -38,6 +38,17 @@ pub(crate) struct RawAgentFile {
     pub(crate) budgets: Option<OrderedMap<Spanned<RawBudget>>>,
     /// Skill groups agents add with `use_skills`.
     pub(crate) skills: Option<OrderedMap<Spanned<serde_json::Value>>>,
+    /// Defaults for running the file.
+    pub(crate) runtime: Option<Spanned<RawRuntime>>,
+}
+
+/// `runtime:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawRuntime {
+    pub(crate) safety: Option<Spanned<String>>,
+    pub(crate) sandbox: Option<Spanned<bool>>,
+    pub(crate) network_allowlist: Option<Spanned<Vec<String>>>,
 }
 
 /// `budget` / `budgets.NAME`.

@@ -109,6 +109,11 @@ pub const FILE_FIELDS: &[Field] = &[
         "Named skill groups (each like an agent's `skills`) that agents add with `use_skills`.",
     ),
     f(
+        "runtime",
+        T::Ref("runtime"),
+        "Defaults for running the file.",
+    ),
+    f(
         "budget",
         T::Ref("budget"),
         "Ceilings on what the run consumes, whichever agent spends (sub-agents and background tasks included).",
@@ -117,6 +122,24 @@ pub const FILE_FIELDS: &[Field] = &[
         "budgets",
         T::RefMap("budget"),
         "Named ceilings; agents opt in with their `budgets`, and agents naming the same budget share one pot.",
+    ),
+];
+
+pub const RUNTIME_FIELDS: &[Field] = &[
+    f(
+        "safety",
+        T::Enum(&["strict", "balanced", "restricted", "autonomous"]),
+        "The safety mode when neither the agent (`safety`) nor the user (`settings.safety`) chose one.",
+    ),
+    f(
+        "sandbox",
+        T::Boolean,
+        "`false` only: a Docker sandbox is not supported yet (`true` is a load error).",
+    ),
+    f(
+        "network_allowlist",
+        T::StringList,
+        "Empty only: it configures the sandbox, which is not supported yet.",
     ),
 ];
 
@@ -1247,6 +1270,7 @@ pub fn agent_file_schema() -> Value {
             "fallback": object(FALLBACK_FIELDS, &["models"]),
             "cost": object(COST_FIELDS, &[]),
             "budget": object(BUDGET_FIELDS, &[]),
+            "runtime": object(RUNTIME_FIELDS, &[]),
             "agent_routing": object(AGENT_ROUTING_FIELDS, &["allowed_agents"]),
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
@@ -1296,7 +1320,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 23] = [
+        let cases: [(&str, &[Field]); 24] = [
             (
                 "agents:\n  root:\n    routing: {zzz: 1}\n",
                 AGENT_ROUTING_FIELDS,
@@ -1326,6 +1350,7 @@ mod tests {
                 FALLBACK_FIELDS,
             ),
             ("budget: {zzz: 1}\nagents:\n  root: {}\n", BUDGET_FIELDS),
+            ("runtime: {zzz: 1}\nagents:\n  root: {}\n", RUNTIME_FIELDS),
             (
                 "models:\n  m:\n    provider: openai\n    model: gpt-4o\n    cost: {zzz: 1}\nagents:\n  root: {}\n",
                 COST_FIELDS,

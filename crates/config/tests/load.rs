@@ -815,3 +815,27 @@ fn compaction_settings_on_models_and_providers_are_checked_and_inherited() {
         ]
     );
 }
+
+#[test]
+fn runtime_sets_the_default_safety_and_refuses_a_sandbox() {
+    let f = load_str(
+        "runtime: {safety: restricted, sandbox: false}\nagents:\n  root: {model: openai/gpt-4o}\n",
+        "agent.yaml",
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(f.default_safety, Some(tether_config::Safety::Restricted));
+    let e =
+        errors("runtime: {safety: wild, sandbox: true}\nagents:\n  root: {model: openai/gpt-4o}\n");
+    let firsts: Vec<_> = e
+        .iter()
+        .map(|d| d.lines().next().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        firsts,
+        [
+            "agent.yaml:1:34: runtime.sandbox: `runtime.sandbox` is not supported yet: Tether does not run agents in a Docker sandbox",
+            "agent.yaml:1:19: runtime.safety: unknown safety mode `wild`",
+        ]
+    );
+}

@@ -599,7 +599,11 @@ pub fn build_runtime(
             compaction: opts.compaction && agent.session_compaction,
             compaction_provider,
             compaction_threshold,
-            safety: agent.safety.or(opts.default_safety).unwrap_or_default(),
+            safety: agent
+                .safety
+                .or(opts.default_safety)
+                .or(file.default_safety)
+                .unwrap_or_default(),
             routing: agent.routing.clone(),
             fallback,
             skills,

@@ -291,6 +291,26 @@ impl Validator<'_> {
         }
     }
 
+    /// `runtime:`: the default safety mode. Tether has no sandbox, so asking for one (or for
+    /// its network allow-list) is an error rather than a run without it.
+    fn runtime(&mut self, r: crate::raw::RawRuntime) -> Option<crate::Safety> {
+        if let Some(s) = r.sandbox.filter(|s| s.value) {
+            self.error_hint(
+                self.origin(&s.referenced, "runtime.sandbox"),
+                "`runtime.sandbox` is not supported yet: Tether does not run agents in a Docker sandbox",
+                "remove it (or set it to false); `safety: restricted` and permission rules limit what the agent may do",
+            );
+        }
+        if let Some(n) = r.network_allowlist.filter(|n| !n.value.is_empty()) {
+            self.error_hint(
+                self.origin(&n.referenced, "runtime.network_allowlist"),
+                "`runtime.network_allowlist` is not supported yet: it configures the sandbox, which Tether does not have",
+                "remove it",
+            );
+        }
+        r.safety.and_then(|s| self.safety("runtime.safety", &s))
+    }
+
     fn file(&mut self, raw: RawAgentFile) -> AgentFile {
         if let Some(rag) = &raw.rag {
             self.rag_unsupported(&rag.referenced, "rag");
@@ -315,7 +335,11 @@ impl Validator<'_> {
             budget: None,
             budgets: Vec::new(),
             externals: Vec::new(),
+            default_safety: None,
         };
+        if let Some(r) = raw.runtime {
+            file.default_safety = self.runtime(r.value);
+        }
         file.budget = raw.budget.map(|b| self.budget("budget", b));
         file.budgets = raw
             .budgets
