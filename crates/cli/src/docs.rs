@@ -241,7 +241,7 @@ pub(crate) fn agent_files_md() -> String {
     let mut out = format!("{GENERATED}\n\n# Agent files\n\n");
     out.push_str("Tether reads docker-agent's agent-file format. Every key is either honoured or a load error at `file:line:col`: a key docker-agent has and Tether does not implement yet says **not supported yet** (with the field's name), any other unknown key is an error with a suggestion. Nothing is accepted and ignored.\n\n");
     out.push_str("The user config (`$XDG_CONFIG_HOME/tether/config.yaml`) adds `model` (for agents without one), `permissions` (after each file's), `settings.snapshot` and `settings.hooks`; every `*.yaml` / `*.yml` file of `hooks.d/` beside it is a hooks section of its own (events at the top level or under `hooks:`), loaded in lexicographic order. Per event, hooks run in this order: the agent file's, `settings.hooks`, the drop-ins, the `--hook-*` flags, then the hooks the agent's shorthands inject. A drop-in that does not load is skipped with a warning. `tether hooks check` labels each hook `[yaml]`, `[user]`, `[drop-in FILE]`, `[cli]`, `[shorthand]` or `[always]`.\n\n");
-    let sections: [(&str, &str, &[Field], &str); 16] = [
+    let sections: [(&str, &str, &[Field], &str); 17] = [
         ("The file", "file", s::FILE_FIELDS, ""),
         (
             "Evaluators (`evaluators.NAME`)",
@@ -278,6 +278,12 @@ pub(crate) fn agent_files_md() -> String {
             "provider",
             s::PROVIDER_FIELDS,
             "A model whose `provider` names an entry (or an inline `NAME/model`) takes its client, endpoint, key variable and defaults; what the model sets wins.",
+        ),
+        (
+            "Response cache (`agents.NAME.cache`)",
+            "cache",
+            s::CACHE_FIELDS,
+            "A hit replays the stored answer as the assistant's message: `user_prompt_submit` hooks still run first (and may block the question, which is looked up as typed), while the model, its hooks and the turn hooks are skipped. An answer is stored when a run that started with a question ends normally; the file is rewritten whole on each store.",
         ),
         (
             "Runtime defaults (`runtime`)",

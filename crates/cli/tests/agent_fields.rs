@@ -325,3 +325,39 @@ fn runtime_safety_is_the_default_an_agent_or_the_user_can_override() {
         );
     }
 }
+
+#[test]
+fn a_cached_answer_is_replayed_in_a_later_run_without_the_model() {
+    use serde_json::json;
+    use tether_test_support::fake_llm::{FakeLlm, Turn};
+    let fake = FakeLlm::start_blocking().unwrap();
+    fake.push(Turn::tool_call("shell", json!({"cmd": "echo 42"})))
+        .push(Turn::text("The answer is 42."));
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: m\n    cache: {{enabled: true, trim_spaces: true, path: cache/answers.json}}\n    toolsets: [{{type: shell}}]\n    hooks:\n      user_prompt_submit:\n        - {{type: command, command: \"jq -r .prompt >> asked.log\"}}\nmodels:\n  m: {{provider: openai, model: gpt-4o, base_url: \"{}\"}}\n",
+            fake.base_url()
+        ),
+    )
+    .unwrap();
+    let first = run_yolo(d, "What is the answer?");
+    assert!(first.contains("The answer is 42."), "{first}");
+    // A second process: same question, other case and spaces; the model has nothing left to
+    // say, so only the cache can answer.
+    let second = run_yolo(d, "  what is THE answer? ");
+    assert!(second.contains("The answer is 42."), "{second}");
+    assert!(!second.contains("Calling shell"), "{second}");
+    assert_eq!(fake.requests().len(), 2);
+    // The prompt hooks saw both questions.
+    assert_eq!(
+        std::fs::read_to_string(d.join("asked.log")).unwrap(),
+        "What is the answer?\n  what is THE answer? \n"
+    );
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cache/answers.json")).unwrap())
+            .unwrap();
+    assert_eq!(stored, json!({"what is the answer?": "The answer is 42."}));
+}

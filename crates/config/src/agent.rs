@@ -114,6 +114,16 @@ impl AgentFile {
     }
 }
 
+/// An agent's response cache.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResponseCache {
+    pub case_sensitive: bool,
+    pub trim_spaces: bool,
+    /// A JSON file keeping the answers across runs (resolved against the agent file's
+    /// directory); `None` keeps them in memory.
+    pub path: Option<PathBuf>,
+}
+
 /// Ceilings on what a run consumes; `None` is unlimited.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Budget {
@@ -314,6 +324,8 @@ pub struct Agent {
     pub add_prompt_files_depth: u32,
     /// Names of `budgets:` entries the agent spends against (besides the file's `budget`).
     pub budgets: Vec<String>,
+    /// `cache` (when enabled): a question asked again gets the previous answer.
+    pub cache: Option<ResponseCache>,
     /// `session_compaction` (default true): compact near the context window and on overflow.
     pub session_compaction: bool,
     /// The model that writes compaction summaries (a `models:` name or `provider/model`).

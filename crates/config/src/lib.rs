@@ -25,8 +25,8 @@ use std::path::PathBuf;
 pub use access::{DomainPattern, expand_path_entry};
 pub use agent::{
     Agent, AgentFile, AgentRouting, ApiConfig, Budget, Defer, External, ExternalSource, Fallback,
-    InlineSkill, OciReference, PostEdit, Safety, Script, Skills, StructuredOutput, Toolset,
-    ToolsetKind, UNSUPPORTED_TOOLSETS,
+    InlineSkill, OciReference, PostEdit, ResponseCache, Safety, Script, Skills, StructuredOutput,
+    Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};

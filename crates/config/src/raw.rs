@@ -42,6 +42,16 @@ pub(crate) struct RawAgentFile {
     pub(crate) runtime: Option<Spanned<RawRuntime>>,
 }
 
+/// An agent's `cache:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RawCache {
+    pub(crate) enabled: Option<bool>,
+    pub(crate) case_sensitive: Option<bool>,
+    pub(crate) trim_spaces: Option<bool>,
+    pub(crate) path: Option<String>,
+}
+
 /// `runtime:`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -134,6 +144,7 @@ pub(crate) struct RawAgent {
     pub(crate) structured_output: Option<Spanned<RawStructuredOutput>>,
     pub(crate) skills: Option<Spanned<serde_json::Value>>,
     pub(crate) use_skills: Option<Vec<Spanned<String>>>,
+    pub(crate) cache: Option<Spanned<RawCache>>,
     /// Read only to say that RAG is not supported yet.
     pub(crate) rag: Option<Spanned<serde_json::Value>>,
     pub(crate) hooks: Option<RawHooks>,

@@ -125,6 +125,25 @@ pub const FILE_FIELDS: &[Field] = &[
     ),
 ];
 
+pub const CACHE_FIELDS: &[Field] = &[
+    f("enabled", T::Boolean, "Turn the cache on (default false)."),
+    f(
+        "case_sensitive",
+        T::Boolean,
+        "Questions must match in case too (default false).",
+    ),
+    f(
+        "trim_spaces",
+        T::Boolean,
+        "Leading and trailing whitespace does not count (default false).",
+    ),
+    f(
+        "path",
+        T::String,
+        "A JSON file keeping the answers across runs, relative to the agent file; absent: in memory only.",
+    ),
+];
+
 pub const RUNTIME_FIELDS: &[Field] = &[
     f(
         "safety",
@@ -421,6 +440,11 @@ pub const AGENT_FIELDS: &[Field] = &[
         "skills",
         T::Any,
         "`true` (local `SKILL.md` skills), `false`, or a list of `local`, skill names to keep, and inline skills `{name, description, instructions}`.",
+    ),
+    f(
+        "cache",
+        T::Ref("cache"),
+        "A response cache: a user question asked again is answered with the previous answer, without calling the model.",
     ),
     f(
         "use_skills",
@@ -1271,6 +1295,7 @@ pub fn agent_file_schema() -> Value {
             "cost": object(COST_FIELDS, &[]),
             "budget": object(BUDGET_FIELDS, &[]),
             "runtime": object(RUNTIME_FIELDS, &[]),
+            "cache": object(CACHE_FIELDS, &[]),
             "agent_routing": object(AGENT_ROUTING_FIELDS, &["allowed_agents"]),
             "structured_output": object(STRUCTURED_OUTPUT_FIELDS, &["name", "schema"]),
             "mcp_server": mcp_server,
@@ -1320,7 +1345,7 @@ mod tests {
 
     #[test]
     fn every_table_matches_what_the_loader_accepts() {
-        let cases: [(&str, &[Field]); 24] = [
+        let cases: [(&str, &[Field]); 25] = [
             (
                 "agents:\n  root:\n    routing: {zzz: 1}\n",
                 AGENT_ROUTING_FIELDS,
@@ -1351,6 +1376,7 @@ mod tests {
             ),
             ("budget: {zzz: 1}\nagents:\n  root: {}\n", BUDGET_FIELDS),
             ("runtime: {zzz: 1}\nagents:\n  root: {}\n", RUNTIME_FIELDS),
+            ("agents:\n  root:\n    cache: {zzz: 1}\n", CACHE_FIELDS),
             (
                 "models:\n  m:\n    provider: openai\n    model: gpt-4o\n    cost: {zzz: 1}\nagents:\n  root: {}\n",
                 COST_FIELDS,

@@ -44,6 +44,8 @@ pub struct AgentRuntime {
     pub force_handoff: Option<String>,
     /// Tool results are cut to this many tokens (len/4), head and tail kept.
     pub(crate) max_tool_result_tokens: Option<u64>,
+    /// `cache`: answers to questions asked before.
+    pub(crate) cache: Option<crate::response_cache::ResponseCache>,
     /// The budget pots its model calls and turns spend from.
     pub(crate) budget_pots: Vec<usize>,
     /// Older tool calls past this many tokens are sent as placeholders.

@@ -21,6 +21,7 @@ mod model_picker;
 mod model_runner;
 mod persistence;
 mod queues;
+mod response_cache;
 mod routing;
 mod run;
 mod session;

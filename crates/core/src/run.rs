@@ -211,8 +211,66 @@ impl Runtime {
     }
 
     /// Runs one submission: records `prompt` (if any) as a user message, then calls the model
-    /// and tools until the agent stops.
+    /// and tools until the agent stops. A question the agent's `cache` knows is answered from
+    /// it; the answer of one it does not know is stored when the run ends normally.
     pub async fn run(
+        &self,
+        session: &mut Session,
+        prompt: Option<String>,
+        cancel: &CancellationToken,
+    ) -> RunOutcome {
+        let cached = self
+            .current(session)
+            .ok()
+            .filter(|a| a.cache.is_some())
+            .zip(prompt.clone());
+        let outcome = self.run_submission(session, prompt, cancel).await;
+        if let Some((agent, question)) = cached
+            && outcome.reason == StopReason::Normal
+            && let Some(cache) = &agent.cache
+            && let Err(message) = cache.put(&question, &session.last_assistant_message())
+        {
+            self.emit(&session.id, RuntimeEvent::Warning { message });
+        }
+        outcome
+    }
+
+    /// Answers `question` from the agent's cache: the stored answer becomes the assistant's
+    /// message, without a model call. Returns whether it did.
+    fn replay(&self, agent: &AgentRuntime, session: &mut Session, question: &str) -> bool {
+        let Some(answer) = agent.cache.as_ref().and_then(|c| c.get(question)) else {
+            return false;
+        };
+        let mut message = Message::assistant(answer.clone());
+        message.name.clone_from(&agent.name);
+        self.record(session, message);
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentChanged {
+                agent: agent.name.clone(),
+            },
+        );
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentTextDelta {
+                agent: agent.name.clone(),
+                text: answer.clone(),
+            },
+        );
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentMessage {
+                agent: agent.name.clone(),
+                text: answer,
+                usage: None,
+                cost: None,
+                finish_reason: Some("cached".to_owned()),
+            },
+        );
+        true
+    }
+
+    async fn run_submission(
         &self,
         session: &mut Session,
         prompt: Option<String>,
@@ -236,6 +294,7 @@ impl Runtime {
         if let Some(text) = prompt {
             self.record_user(session, &text);
             let mut input = self.input(&agent, &session.id);
+            let question = agent.cache.as_ref().map(|_| text.clone());
             input.prompt = text;
             if let Err(reason) = self
                 .submit(
@@ -249,6 +308,9 @@ impl Runtime {
                 .await
             {
                 return stop(reason);
+            }
+            if question.is_some_and(|q| self.replay(&agent, session, &q)) {
+                return stop(StopReason::Normal);
             }
         }
         let mut shown_agent = String::new();

@@ -596,6 +596,10 @@ pub fn build_runtime(
             max_tool_result_tokens: agent.max_tool_result_tokens,
             max_old_tool_call_tokens: agent.max_old_tool_call_tokens,
             budget_pots: budgets.pots_of(agent),
+            cache: agent
+                .cache
+                .as_ref()
+                .map(|c| crate::response_cache::ResponseCache::open(c, &mut warnings)),
             compaction: opts.compaction && agent.session_compaction,
             compaction_provider,
             compaction_threshold,

@@ -250,6 +250,19 @@ impl Validator<'_> {
                 None
             })
             .collect();
+        let cache = a.cache.and_then(|c| {
+            let c = c.value;
+            c.enabled
+                .unwrap_or(false)
+                .then(|| crate::agent::ResponseCache {
+                    case_sensitive: c.case_sensitive.unwrap_or(false),
+                    trim_spaces: c.trim_spaces.unwrap_or(false),
+                    path: c
+                        .path
+                        .filter(|p| !p.trim().is_empty())
+                        .map(|p| self.dir.join(p)),
+                })
+        });
         let no_prompt_files = a.add_prompt_files.as_ref().is_none_or(Vec::is_empty);
         let add_prompt_files_depth = match a.add_prompt_files_depth {
             Some(d) if d.value > 0 && no_prompt_files => {
@@ -288,6 +301,7 @@ impl Validator<'_> {
             max_old_tool_call_tokens,
             add_prompt_files_depth,
             budgets,
+            cache,
             add_description_parameter: a.add_description_parameter.unwrap_or(false),
             code_mode_tools: a.code_mode_tools.unwrap_or(false),
             session_compaction: a.session_compaction.unwrap_or(true),

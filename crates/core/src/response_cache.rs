@@ -1,0 +1,141 @@
+//! An agent's response cache (`cache:`): the final answer of a run that started with a user
+//! question, replayed when the same question comes again. Optionally kept in a JSON file
+//! (an object from question to answer) that is rewritten whole on each store.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use tether_config::ResponseCache as Config;
+
+#[derive(Debug)]
+pub(crate) struct ResponseCache {
+    config: Config,
+    answers: Mutex<BTreeMap<String, String>>,
+}
+
+impl ResponseCache {
+    /// The cache, with the answers its file holds; a file that cannot be read is a warning.
+    pub(crate) fn open(config: &Config, warnings: &mut Vec<String>) -> Self {
+        let mut answers = BTreeMap::new();
+        if let Some(path) = &config.path {
+            match std::fs::read_to_string(path) {
+                Ok(text) => match serde_json::from_str(&text) {
+                    Ok(map) => answers = map,
+                    Err(e) => warnings.push(format!(
+                        "response cache {} is not a JSON object of answers ({e}); starting empty",
+                        path.display()
+                    )),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => warnings.push(format!(
+                    "cannot read the response cache {}: {e}; starting empty",
+                    path.display()
+                )),
+            }
+        }
+        Self {
+            config: config.clone(),
+            answers: Mutex::new(answers),
+        }
+    }
+
+    fn key(&self, question: &str) -> String {
+        let q = if self.config.trim_spaces {
+            question.trim()
+        } else {
+            question
+        };
+        if self.config.case_sensitive {
+            q.to_owned()
+        } else {
+            q.to_lowercase()
+        }
+    }
+
+    pub(crate) fn get(&self, question: &str) -> Option<String> {
+        let key = self.key(question);
+        self.answers.lock().ok()?.get(&key).cloned()
+    }
+
+    /// Stores an answer; `Err` says why the file could not be written (the answer stays in
+    /// memory).
+    pub(crate) fn put(&self, question: &str, answer: &str) -> Result<(), String> {
+        let key = self.key(question);
+        let snapshot = {
+            let Ok(mut answers) = self.answers.lock() else {
+                return Ok(());
+            };
+            if answers.get(&key).map(String::as_str) == Some(answer) {
+                return Ok(());
+            }
+            answers.insert(key, answer.to_owned());
+            self.config.path.as_ref().map(|_| answers.clone())
+        };
+        match (&self.config.path, snapshot) {
+            (Some(path), Some(answers)) => write(path, &answers),
+            _ => Ok(()),
+        }
+    }
+}
+
+fn write(path: &PathBuf, answers: &BTreeMap<String, String>) -> Result<(), String> {
+    let fail =
+        |e: std::io::Error| format!("cannot write the response cache {}: {e}", path.display());
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(fail)?;
+    }
+    let text = serde_json::to_string_pretty(answers).unwrap_or_default();
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(fail)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn questions_match_as_configured() {
+        let mut warnings = Vec::new();
+        let loose = ResponseCache::open(
+            &Config {
+                case_sensitive: false,
+                trim_spaces: true,
+                path: None,
+            },
+            &mut warnings,
+        );
+        loose.put("  What is 2+2? ", "4").unwrap();
+        assert_eq!(loose.get("what is 2+2?").as_deref(), Some("4"));
+        let strict = ResponseCache::open(
+            &Config {
+                case_sensitive: true,
+                ..Config::default()
+            },
+            &mut warnings,
+        );
+        strict.put("What is 2+2?", "4").unwrap();
+        assert_eq!(strict.get("what is 2+2?"), None);
+        assert_eq!(strict.get(" What is 2+2?"), None);
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn a_broken_file_is_a_warning_and_a_put_rewrites_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c/answers.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "not json").unwrap();
+        let config = Config {
+            path: Some(path),
+            ..Config::default()
+        };
+        let mut warnings = Vec::new();
+        let cache = ResponseCache::open(&config, &mut warnings);
+        assert!(warnings[0].contains("is not a JSON object"), "{warnings:?}");
+        cache.put("q", "a").unwrap();
+        let again = ResponseCache::open(&config, &mut Vec::new());
+        assert_eq!(again.get("Q").as_deref(), Some("a"));
+    }
+}
