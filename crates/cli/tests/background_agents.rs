@@ -1,6 +1,8 @@
 //! `background_agents` end to end (`tether run --exec` on script models): two sub-agents run
-//! at the same time (each waits for the other's file), with their own hooks; a task is stopped;
-//! a task still running when the session ends is stopped with it, its processes gone.
+//! at the same time (each waits for the other's file), with their own hooks deciding their
+//! calls, and `wait_background_agents` joins them; a call that would need the user is denied;
+//! a task is stopped; a task still running when the session ends is stopped with it, its
+//! processes gone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
@@ -70,8 +72,7 @@ fn sub_agents_run_concurrently_with_their_own_hooks_and_their_results_come_back(
       - {name: run_background_agent, arguments: {agent: alpha, task: wait for beta}}
       - {name: run_background_agent, arguments: {agent: beta, task: wait for alpha, expected_output: a word}}
   - tool_calls:
-      - {name: view_background_agent, arguments: {task_id: agent_task_1, wait_seconds: 60}}
-      - {name: view_background_agent, arguments: {task_id: agent_task_2, wait_seconds: 60}}
+      - {name: wait_background_agents, arguments: {task_ids: [agent_task_1, agent_task_2], timeout: 60}}
   - tool_calls:
       - {name: list_background_agents, arguments: {}}
   - text: "{{tool_result}}"
@@ -95,6 +96,11 @@ agents:
     model: script/alpha.yaml
     toolsets: [{type: shell}]
     hooks:
+      pre_tool_use:
+        - matcher: shell
+          hooks:
+            - type: command
+              command: "echo '{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}'"
       post_tool_use:
         - matcher: shell
           hooks:
@@ -108,7 +114,7 @@ agents:
         - matcher: shell
           hooks:
             - type: command
-              command: "jq -c '{agent: .agent_name, cmd: .tool_input.cmd}' >> pre.jsonl"
+              command: "jq -c '{agent: .agent_name, cmd: .tool_input.cmd}' >> pre.jsonl; echo '{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}'"
 "#,
     );
     let (code, stdout, stderr) = run(d);
@@ -125,7 +131,7 @@ agents:
     assert_eq!(stops[0]["parent"], stops[1]["parent"]);
     assert_ne!(stops[0]["session"], stops[1]["session"]);
 
-    // The children's own hooks ran: pre_tool_use too, since nothing approved the session.
+    // The children's own hooks ran and decided their calls.
     let pre = lines(&d.join("pre.jsonl"));
     assert_eq!(pre.len(), 1, "{pre:?}");
     assert_eq!(pre[0]["agent"], "beta");
@@ -139,11 +145,20 @@ agents:
     assert_eq!(post.len(), 1, "{post:?}");
     assert_eq!(post[0]["agent"], "alpha");
 
-    // view waited for each result; list shows both completed; the final answer is the list.
-    assert!(
-        stdout.contains(r"Status:  completed\nRuntime: ") && stdout.contains(r"alpha: saw-beta"),
-        "{stdout}"
+    // The wait joined both; list shows both completed; the final answer is the list.
+    let joined = stdout
+        .split("wait_background_agents response → ")
+        .nth(1)
+        .and_then(|r| r.lines().next())
+        .unwrap();
+    let joined: Value =
+        serde_json::from_str(&serde_json::from_str::<String>(joined).unwrap()).unwrap();
+    assert_eq!(joined["all_done"], true, "{joined}");
+    assert_eq!(
+        joined["tasks"][0]["output"], "alpha: saw-beta\n",
+        "{joined}"
     );
+    assert_eq!(joined["tasks"][1]["status"], "completed", "{joined}");
     let answer = stdout
         .rsplit("list_background_agents response")
         .next()
@@ -218,7 +233,8 @@ fn a_stopped_task_ends_its_processes_and_its_session() {
   - tool_calls: [{{name: run_background_agent, arguments: {{agent: sleeper, task: sleep}}}}]
   - tool_calls: [{{name: shell, arguments: {{cmd: "{WAIT_FOR_PID}"}}}}]
   - tool_calls: [{{name: stop_background_agent, arguments: {{task_id: agent_task_1}}}}]
-  - tool_calls: [{{name: view_background_agent, arguments: {{task_id: agent_task_1, wait_seconds: 30}}}}]
+  - tool_calls: [{{name: wait_background_agents, arguments: {{task_ids: [agent_task_1], timeout: 30}}}}]
+  - tool_calls: [{{name: view_background_agent, arguments: {{task_id: agent_task_1}}}}]
   - text: "{{{{tool_result}}}}"
 "#
         ),
@@ -255,4 +271,32 @@ fn tasks_still_running_end_with_the_session() {
     assert_eq!(code, 0, "{stdout}\n{stderr}");
     assert!(stdout.contains("Status:  running"), "{stdout}");
     gone(d);
+}
+
+#[test]
+fn a_call_that_needs_the_user_is_denied_in_a_background_task() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "asker.yaml",
+        "replies:\n  - tool_calls: [{name: shell, arguments: {cmd: touch made-it}}]\n  - text: '{{tool_result}}'\n",
+    );
+    write(
+        d,
+        "root.yaml",
+        "replies:\n  - tool_calls: [{name: run_background_agent, arguments: {agent: asker, task: touch}}]\n  - tool_calls: [{name: wait_background_agents, arguments: {task_ids: [agent_task_1]}}]\n  - text: done\n",
+    );
+    write(
+        d,
+        "agent.yaml",
+        "permissions:\n  allow: [run_background_agent]\nagents:\n  root:\n    model: script/root.yaml\n    sub_agents: [asker]\n    toolsets: [{type: background_agents}]\n  asker:\n    model: script/asker.yaml\n    toolsets: [{type: shell}]\n",
+    );
+    let (code, stdout, stderr) = run(d);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("needs the user's confirmation, which a background task cannot ask for"),
+        "{stdout}"
+    );
+    assert!(!d.join("made-it").exists());
 }

@@ -717,6 +717,7 @@ impl ToolsetKind {
                 "run_background_agent",
                 "list_background_agents",
                 "view_background_agent",
+                "wait_background_agents",
                 "stop_background_agent",
             ],
             // Known only once the server answers or the document is read, or from the

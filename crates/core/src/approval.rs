@@ -507,10 +507,12 @@ impl Runtime {
                 return Approval::Synthesised(v.denial);
             }
             Decision::Ask if session.background => {
-                // Nobody watches a background task; every hook has had its say.
-                self.decided(agent, input, "allow", "background_agent")
-                    .await;
-                return Approval::Run(v.arguments);
+                // Nobody watches a background task to answer the question.
+                self.decided(agent, input, "deny", "background_agent").await;
+                return Approval::Synthesised(format!(
+                    "Tool '{}' needs the user's confirmation, which a background task cannot ask for.",
+                    call.function.name
+                ));
             }
             Decision::Ask => {}
         }

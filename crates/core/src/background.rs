@@ -1,8 +1,8 @@
 //! `background_agents` (docs/design.md, Background agents): sub-agent tasks that run beside
-//! the caller's turn. Each task is a child session on its own tokio task, with its own hooks;
-//! where the approval ladder would ask the user, its calls are approved (nobody can answer a
-//! question from a task nobody watches), after every hook and deny rule has had its say.
-//! Tasks end with the session that started them.
+//! the caller's turn. Each task is a child session on its own tokio task, with its own hooks
+//! and its caller's safety mode and permissions; where the approval ladder would ask the user,
+//! its calls are denied (nobody can answer a question from a task nobody watches). Tasks end
+//! with the session that started them.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -23,6 +23,7 @@ pub(crate) const RUN: &str = "run_background_agent";
 pub(crate) const LIST: &str = "list_background_agents";
 pub(crate) const VIEW: &str = "view_background_agent";
 pub(crate) const STOP: &str = "stop_background_agent";
+pub(crate) const WAIT: &str = "wait_background_agents";
 
 /// Running tasks at once, per runtime.
 const MAX_RUNNING: usize = 20;
@@ -30,26 +31,23 @@ const MAX_RUNNING: usize = 20;
 const MAX_TOTAL: usize = 100;
 /// Live output kept per task.
 const MAX_OUTPUT: usize = 10 * 1024 * 1024;
-/// The longest `wait_seconds`.
-const MAX_WAIT: u64 = 300;
+/// `wait_background_agents`: the default and the longest wait, in seconds.
+const DEFAULT_WAIT: u64 = 300;
+const MAX_WAIT: u64 = 3600;
+/// Output (or error) kept per task in a wait's answer.
+const MAX_WAIT_OUTPUT: usize = 4096;
 
 pub(crate) const INSTRUCTION: &str = "# Background Agent Tasks
 
 Use background agent tasks to dispatch work to sub-agents concurrently.
 
-- **run_background_agent**: Start a sub-agent task, returns a task ID. Calls the sub-agent would ask the user about are approved; hooks and deny rules still apply.
+- **run_background_agent**: Start a sub-agent task and return its task ID. Sub-agents keep the session's safety mode, permissions and hooks; calls that would need the user's confirmation are denied, since background tasks cannot ask.
 - **list_background_agents**: Show all tasks with status and runtime
-- **view_background_agent**: Get output and status of a task by task_id; `wait_seconds` waits for it to finish
+- **view_background_agent**: Get output and status of a task by task_id
 - **stop_background_agent**: Terminate a task by task_id
+- **wait_background_agents**: Join the given tasks and collect their results. Prefer this over polling; a timeout leaves the tasks running.
 
 **Notes**: Output capped at 10MB per task. All tasks end when the session ends.";
-
-fn wait_property() -> Value {
-    json!({
-        "type": "number",
-        "description": "Wait up to this many seconds (at most 300) for the task to finish before answering (optional)."
-    })
-}
 
 /// The toolset's tools: those `allow` names (all when `None`), only the read-only ones when
 /// `readonly`.
@@ -65,7 +63,7 @@ pub(crate) fn definitions(allow: Option<&[String]>, readonly: bool) -> Vec<ToolD
     [
         def(
             RUN,
-            "Start a sub-agent task in the background and return immediately with a task ID.\nUse this to dispatch work to multiple sub-agents concurrently. Calls the sub-agent would ask\nthe user about are approved; hooks and deny rules still apply. Check progress with\nview_background_agent and collect results once the task is complete.",
+            "Start a sub-agent task in the background and return immediately with a task ID.\nUse this to dispatch work to multiple sub-agents concurrently. Sub-agents keep the session's\nsafety mode, permissions and hooks; calls that would need confirmation are denied because\nbackground tasks cannot ask. Check progress with view_background_agent, or join tasks and\ncollect results with wait_background_agents instead of polling.",
             json!({
                 "type": "object",
                 "properties": {
@@ -81,11 +79,7 @@ pub(crate) fn definitions(allow: Option<&[String]>, readonly: bool) -> Vec<ToolD
         def(
             LIST,
             "List all background agent tasks with their status and runtime.",
-            json!({
-                "type": "object",
-                "properties": {"wait_seconds": wait_property()},
-                "additionalProperties": false
-            }),
+            json!({"type": "object", "properties": {}, "additionalProperties": false}),
             true,
         ),
         def(
@@ -93,8 +87,22 @@ pub(crate) fn definitions(allow: Option<&[String]>, readonly: bool) -> Vec<ToolD
             "View the output and status of a specific background agent task by task ID. Returns live buffered output if still running, or the final result if complete.",
             json!({
                 "type": "object",
-                "properties": {"task_id": task_id("view"), "wait_seconds": wait_property()},
+                "properties": {"task_id": task_id("view")},
                 "required": ["task_id"],
+                "additionalProperties": false
+            }),
+            true,
+        ),
+        def(
+            WAIT,
+            "Wait for all specified background agent tasks to finish and return their statuses and bounded outputs in task_ids order. Use this to join concurrent tasks instead of polling. Failed or stopped tasks do not end the wait early. Already-finished tasks return immediately. The timeout is shared by the whole group; timeout or cancellation of the wait does not stop the tasks. Check all_done before continuing dependent work; use view_background_agent for truncated output.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "task_ids": {"type": "array", "items": {"type": "string"}, "description": "IDs returned by run_background_agent. Provide 1 to 100 distinct task IDs."},
+                    "timeout": {"type": "integer", "description": "Maximum seconds to wait for the whole group (default 300; 0 uses the default; maximum 3600). Unfinished tasks keep running after a timeout."}
+                },
+                "required": ["task_ids"],
                 "additionalProperties": false
             }),
             true,
@@ -267,26 +275,78 @@ fn text<'a>(args: &'a Map<String, Value>, key: &str) -> &'a str {
     args.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn wait_of(args: &Map<String, Value>) -> Duration {
-    let secs = args
-        .get("wait_seconds")
-        .and_then(Value::as_f64)
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .unwrap_or(0.0);
-    Duration::from_secs_f64(secs.min(MAX_WAIT as f64))
+/// `wait_background_agents`' arguments: distinct task ids (1 to [`MAX_TOTAL`]) and the wait.
+fn wait_args(args: &Map<String, Value>) -> Result<(Vec<String>, Duration), String> {
+    let ids: Vec<String> = match args.get("task_ids") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or("task IDs must be strings")
+            })
+            .collect::<Result<_, _>>()?,
+        _ => Vec::new(),
+    };
+    if ids.is_empty() || ids.len() > MAX_TOTAL {
+        return Err(format!(
+            "task_ids must contain 1 to {MAX_TOTAL} distinct task IDs"
+        ));
+    }
+    for (i, id) in ids.iter().enumerate() {
+        if id.trim().is_empty() {
+            return Err("task IDs must not be empty".to_owned());
+        }
+        if ids[..i].contains(id) {
+            return Err(format!("duplicate task ID: {id}"));
+        }
+    }
+    let timeout = match args.get("timeout") {
+        None | Some(Value::Null) => 0,
+        Some(v) => v
+            .as_u64()
+            .filter(|t| *t <= MAX_WAIT)
+            .ok_or(format!("timeout must be between 0 and {MAX_WAIT} seconds"))?,
+    };
+    let timeout = if timeout == 0 { DEFAULT_WAIT } else { timeout };
+    Ok((ids, Duration::from_secs(timeout)))
 }
 
-/// Waits until every task has finished, `wait` passes or the call is cancelled.
-async fn wait_for(tasks: &[Arc<Task>], wait: Duration, cancel: &CancellationToken) {
-    if wait.is_zero() {
-        return;
+/// `text` cut to at most `max` bytes on a character boundary; whether it was cut.
+fn bounded(text: &str, max: usize) -> (String, bool) {
+    if text.len() <= max {
+        return (text.to_owned(), false);
     }
-    let all = futures::future::join_all(tasks.iter().map(|t| t.finished.cancelled()));
-    tokio::select! {
-        _ = all => {}
-        () = tokio::time::sleep(wait) => {}
-        () = cancel.cancelled() => {}
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
     }
+    (text[..end].to_owned(), true)
+}
+
+/// One task's entry in a wait's answer.
+fn wait_entry(id: &str, task: Option<&Arc<Task>>) -> Value {
+    let Some(task) = task else {
+        return json!({"task_id": id, "status": "not_found", "done": false, "error": "Task not found; it may have been pruned."});
+    };
+    let done = task.finished.is_cancelled();
+    let Ok(p) = task.progress.lock() else {
+        return json!({"task_id": id, "status": "unknown", "done": done});
+    };
+    let mut entry = json!({"task_id": id, "status": p.status.as_str(), "done": done});
+    let (key, text, cut) = match p.status {
+        Status::Completed => ("output", &p.result, false),
+        Status::Failed => ("error", &p.error, false),
+        _ => ("output", &p.output, p.truncated),
+    };
+    let (text, short) = bounded(text, MAX_WAIT_OUTPUT);
+    if !text.is_empty() {
+        entry[key] = Value::String(text);
+    }
+    if short || cut {
+        entry["truncated"] = Value::Bool(true);
+    }
+    entry
 }
 
 impl Runtime {
@@ -301,23 +361,69 @@ impl Runtime {
     ) -> ToolResult {
         match name {
             RUN => self.start_background(agent, session, args),
-            LIST => {
-                let tasks = self.background.owned_by(&session.id);
-                wait_for(&tasks, wait_of(args), cancel).await;
-                list(&tasks)
-            }
+            LIST => list(&self.background.owned_by(&session.id)),
             VIEW | STOP => {
                 let id = text(args, "task_id");
                 let Some(task) = self.background.find(&session.id, id) else {
                     return ToolResult::error(format!("task not found: {id}"));
                 };
                 if name == STOP {
-                    return stop(&task);
+                    stop(&task)
+                } else {
+                    view(&task)
                 }
-                wait_for(std::slice::from_ref(&task), wait_of(args), cancel).await;
-                view(&task)
             }
+            WAIT => self.wait_background(session, args, cancel).await,
             _ => ToolResult::error(format!("unknown background agents tool `{name}`")),
+        }
+    }
+
+    /// `wait_background_agents`: waits for the tasks in order within one shared timeout; a
+    /// timeout or a cancelled wait leaves them running.
+    async fn wait_background(
+        &self,
+        session: &Session,
+        args: &Map<String, Value>,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let (ids, timeout) = match wait_args(args) {
+            Ok(a) => a,
+            Err(e) => return ToolResult::error(e),
+        };
+        let tasks: Vec<Option<Arc<Task>>> = ids
+            .iter()
+            .map(|id| self.background.find(&session.id, id))
+            .collect();
+        let deadline = tokio::time::Instant::now() + timeout;
+        let (mut timed_out, mut error) = (false, None);
+        for task in tasks.iter().flatten() {
+            if task.finished.is_cancelled() {
+                continue;
+            }
+            tokio::select! {
+                () = task.finished.cancelled() => {}
+                () = tokio::time::sleep_until(deadline) => { timed_out = true; break; }
+                () = cancel.cancelled() => { error = Some("Wait cancelled"); break; }
+            }
+        }
+        let entries: Vec<Value> = ids
+            .iter()
+            .zip(&tasks)
+            .map(|(id, t)| wait_entry(id, t.as_ref()))
+            .collect();
+        let all_done = entries.iter().all(|e| e["done"] == true);
+        let mut answer = json!({"all_done": all_done, "tasks": entries});
+        if timed_out {
+            answer["timed_out"] = Value::Bool(true);
+        }
+        if let Some(e) = error {
+            answer["error"] = Value::from(e);
+        }
+        let text = answer.to_string();
+        if error.is_some() || tasks.iter().any(Option::is_none) {
+            ToolResult::error(text)
+        } else {
+            ToolResult::ok(text)
         }
     }
 
@@ -542,24 +648,35 @@ mod tests {
     fn definitions_follow_tools_and_readonly() {
         let names =
             |defs: Vec<ToolDefinition>| defs.into_iter().map(|d| d.name).collect::<Vec<_>>();
-        assert_eq!(names(definitions(None, false)), [RUN, LIST, VIEW, STOP]);
-        assert_eq!(names(definitions(None, true)), [LIST, VIEW]);
+        assert_eq!(
+            names(definitions(None, false)),
+            [RUN, LIST, VIEW, WAIT, STOP]
+        );
+        assert_eq!(names(definitions(None, true)), [LIST, VIEW, WAIT]);
         let only = [RUN.to_owned(), VIEW.to_owned()];
         assert_eq!(names(definitions(Some(&only), false)), [RUN, VIEW]);
     }
 
     #[test]
-    fn wait_is_bounded_and_defaults_to_none() {
+    fn wait_arguments_are_checked() {
         let args = |v: Value| v.as_object().cloned().unwrap_or_default();
-        assert_eq!(wait_of(&args(json!({}))), Duration::ZERO);
-        assert_eq!(wait_of(&args(json!({"wait_seconds": -3}))), Duration::ZERO);
         assert_eq!(
-            wait_of(&args(json!({"wait_seconds": 1.5}))),
-            Duration::from_millis(1500)
+            wait_args(&args(json!({"task_ids": ["a", "b"]}))),
+            Ok((
+                vec!["a".to_owned(), "b".to_owned()],
+                Duration::from_secs(300)
+            ))
         );
         assert_eq!(
-            wait_of(&args(json!({"wait_seconds": 9999}))),
-            Duration::from_secs(MAX_WAIT)
+            wait_args(&args(json!({"task_ids": ["a"], "timeout": 5}))).map(|a| a.1),
+            Ok(Duration::from_secs(5))
         );
+        assert!(wait_args(&args(json!({"task_ids": []}))).is_err());
+        assert_eq!(
+            wait_args(&args(json!({"task_ids": ["a", "a"]}))),
+            Err("duplicate task ID: a".to_owned())
+        );
+        assert!(wait_args(&args(json!({"task_ids": ["a"], "timeout": 4000}))).is_err());
+        assert_eq!(bounded("héllo", 2), ("h".to_owned(), true));
     }
 }

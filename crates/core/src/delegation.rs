@@ -124,7 +124,8 @@ impl Runtime {
             crate::background::RUN
             | crate::background::LIST
             | crate::background::VIEW
-            | crate::background::STOP => {
+            | crate::background::STOP
+            | crate::background::WAIT => {
                 self.call_background_tool(agent, session, name, args, cancel)
                     .await
             }
