@@ -728,5 +728,22 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 6] =
-    ["mcp_catalog", "lsp", "a2a", "open_url", "rag", "tasks"];
+pub const UNSUPPORTED_TOOLSETS: [&str; 17] = [
+    "mcp_catalog",
+    "lsp",
+    "a2a",
+    "open_url",
+    "rag",
+    "tasks",
+    "calculator",
+    "random",
+    "file",
+    "background_jobs",
+    "plan",
+    "session_context",
+    "scheduler",
+    "git",
+    "webhook",
+    "environment",
+    "datetime",
+];
