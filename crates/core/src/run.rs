@@ -235,28 +235,34 @@ impl Runtime {
         outcome
     }
 
+    /// Records `text` as the agent's message without a model call and streams it to the
+    /// renderers (a cached answer, a budget's stop).
+    fn say(&self, agent: &AgentRuntime, session: &mut Session, text: &str) {
+        let mut message = Message::assistant(text);
+        message.name.clone_from(&agent.name);
+        self.record(session, message);
+        self.emit(
+            &session.id,
+            RuntimeEvent::AgentTextDelta {
+                agent: agent.name.clone(),
+                text: text.to_owned(),
+            },
+        );
+    }
+
     /// Answers `question` from the agent's cache: the stored answer becomes the assistant's
     /// message, without a model call. Returns whether it did.
     fn replay(&self, agent: &AgentRuntime, session: &mut Session, question: &str) -> bool {
         let Some(answer) = agent.cache.as_ref().and_then(|c| c.get(question)) else {
             return false;
         };
-        let mut message = Message::assistant(answer.clone());
-        message.name.clone_from(&agent.name);
-        self.record(session, message);
         self.emit(
             &session.id,
             RuntimeEvent::AgentChanged {
                 agent: agent.name.clone(),
             },
         );
-        self.emit(
-            &session.id,
-            RuntimeEvent::AgentTextDelta {
-                agent: agent.name.clone(),
-                text: answer.clone(),
-            },
-        );
+        self.say(agent, session, &answer);
         self.emit(
             &session.id,
             RuntimeEvent::AgentMessage {
@@ -372,16 +378,7 @@ impl Runtime {
                 return stop(StopReason::Cancelled);
             }
             if let Some(message) = self.budgets.exceeded(&agent.budget_pots) {
-                let mut said = Message::assistant(message.clone());
-                said.name.clone_from(&agent.name);
-                self.record(session, said);
-                self.emit(
-                    &session.id,
-                    RuntimeEvent::AgentTextDelta {
-                        agent: agent.name.clone(),
-                        text: message.clone(),
-                    },
-                );
+                self.say(&agent, session, &message);
                 return stop(
                     self.fail(&agent, &session.id, "budget_exceeded", message)
                         .await,
