@@ -318,7 +318,20 @@ fn leads_come_from_the_text_before_a_keyword_every_match_starts_with() {
                 &["sk-proj-", "T3BlbkFJ"]
             ),
             lead_of(r"[a-z]+token", &["token"]),
+            lead_of(
+                r"-----BEGIN OPENSSH PRIVATE KEY-----(?P<secret>[A-Za-z0-9]{30,})",
+                &["BEGIN OPENSSH PRIVATE KEY"]
+            ),
+            lead_of(r"(?:é|ab)\.{2}[0-9]{3}jwt", &["jwt"]),
         ],
-        [Some((0, 4)), Some((32, 32)), Some((1, 1)), None, None]
+        [
+            Some((0, 1)),
+            Some((32, 32)),
+            Some((1, 1)),
+            None,
+            None,
+            Some((5, 5)),
+            Some((6, 7))
+        ]
     );
 }
