@@ -297,7 +297,11 @@ impl Engine {
             self.handle_hits(keywords, text, &hits, &mut states, out);
         }
         for (lazy, state) in self.rules.iter().zip(&mut states) {
-            let Some(compiled) = lazy.get().filter(|_| !state.windows.is_empty()) else {
+            // Only rules with windows: `get` compiles the rule.
+            if state.windows.is_empty() {
+                continue;
+            }
+            let Some(compiled) = lazy.get() else {
                 continue;
             };
             for &(lo, hi) in &state.windows {

@@ -197,6 +197,34 @@ fn overlapping_candidates_merge_into_one_span_named_after_the_leftmost_longest()
 }
 
 #[test]
+fn a_search_compiles_only_the_rules_its_keywords_wake() {
+    // A fresh engine: the shared one has compiled everything for other tests.
+    let engine = Engine::new(rules::RULES);
+    let text = format!(
+        "{} and a password: {}",
+        "ordinary words ".repeat(500),
+        "x".repeat(3)
+    );
+    assert_eq!(engine.find(&text), Vec::new());
+    let compiled: Vec<&str> = engine
+        .rules
+        .iter()
+        .filter(|lazy| lazy.compiled.get().is_some())
+        .map(|lazy| lazy.rule.id)
+        .collect();
+    let woken: Vec<&str> = engine
+        .rules
+        .iter()
+        .filter(|lazy| lazy.rule.keywords.contains(&"password"))
+        .map(|lazy| lazy.rule.id)
+        .collect();
+    assert!(
+        !woken.is_empty() && compiled.iter().all(|id| woken.contains(id)),
+        "{compiled:?}"
+    );
+}
+
+#[test]
 fn every_keyword_selects_the_rules_that_declare_it() {
     let engine = engine();
     let Some(keywords) = &engine.keywords else {
