@@ -178,6 +178,13 @@ impl Engine {
         }
     }
 
+    /// Compiles every rule that is not compiled yet.
+    pub(crate) fn compile_all(&self) {
+        for lazy in &self.rules {
+            lazy.get();
+        }
+    }
+
     pub(crate) fn problems(&self) -> &[SecretsError] {
         self.problems.get_or_init(|| {
             let mut problems: Vec<SecretsError> = self

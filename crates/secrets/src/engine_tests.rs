@@ -225,6 +225,21 @@ fn a_search_compiles_only_the_rules_its_keywords_wake() {
 }
 
 #[test]
+fn compile_all_compiles_every_rule() {
+    let engine = Engine::new(rules::RULES);
+    let compiled = || {
+        engine
+            .rules
+            .iter()
+            .filter(|lazy| lazy.compiled.get().is_some())
+            .count()
+    };
+    let before = compiled();
+    engine.compile_all();
+    assert_eq!((before, compiled()), (0, rules::RULES.len()));
+}
+
+#[test]
 fn every_keyword_selects_the_rules_that_declare_it() {
     let engine = engine();
     let Some(keywords) = &engine.keywords else {
