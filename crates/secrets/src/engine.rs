@@ -448,6 +448,8 @@ struct Separator {
     quoted: bool,
     /// After the one-byte separator and blanks comes something else.
     unquoted: bool,
+    /// After the one-byte separator and blanks comes a line value (see [`is_line_value`]).
+    line_value: bool,
 }
 
 impl Separator {
@@ -457,6 +459,7 @@ impl Separator {
             Assignment::Tight => self.tight,
             Assignment::Quoted => self.quoted,
             Assignment::Unquoted => self.unquoted,
+            Assignment::LineValue => self.line_value,
         }
     }
 }
@@ -481,22 +484,70 @@ fn assigned_value(text: &str, end: usize) -> Option<Separator> {
     if !matches!(separator, b':' | b'=') {
         return None;
     }
-    let value_start = |from: usize| {
+    // Where the value starts: the first byte after `from` that is not a blank.
+    let value_at = |from: usize| {
         bytes
             .get(from..)
-            .and_then(|rest| rest.iter().find(|b| !matches!(b, b' ' | b'\t')))
+            .and_then(|rest| rest.iter().position(|b| !matches!(b, b' ' | b'\t')))
+            .map(|blanks| from + blanks)
     };
     let is_quote = |b: &u8| matches!(b, b'"' | b'\'' | b'`' | b'\\');
-    let first = value_start(at + 1);
+    let first_at = value_at(at + 1);
+    let first = first_at.map(|i| &bytes[i]);
     let long = matches!(
         (separator, bytes.get(at + 1)),
         (b':', Some(b'=')) | (b'=', Some(b'>'))
     );
     Some(Separator {
         tight: at == name_end && separator == b'=',
-        quoted: first.is_some_and(is_quote) || (long && value_start(at + 2).is_some_and(is_quote)),
+        quoted: first.is_some_and(is_quote)
+            || (long && value_at(at + 2).is_some_and(|i| is_quote(&bytes[i]))),
         unquoted: first.is_some_and(|b| !is_quote(b)),
+        line_value: first_at.is_some_and(|i| is_line_value(&bytes[i..])),
     })
+}
+
+/// Shortest and longest value of an [`Assignment::LineValue`] rule.
+const LINE_VALUE_LEN: (usize, usize) = (8, 256);
+
+/// Whether `value` starts with what [`Assignment::LineValue`] asks for: at least 8 bytes of
+/// visible ASCII other than quotes, backslashes, brackets and `<>,;&`, ending at a `#` or at the
+/// end of the line (blanks before it allowed). Values are at most 256 bytes, so only that many
+/// are read: on a long run, only a `#` inside can end the value.
+fn is_line_value(value: &[u8]) -> bool {
+    let (min, max) = LINE_VALUE_LEN;
+    let in_value = |b: &&u8| {
+        (0x21..=0x7E).contains(*b)
+            && !matches!(
+                b,
+                b'"' | b'\''
+                    | b'`'
+                    | b'\\'
+                    | b'<'
+                    | b'>'
+                    | b'('
+                    | b')'
+                    | b'{'
+                    | b'}'
+                    | b'['
+                    | b']'
+                    | b','
+                    | b';'
+                    | b'&'
+            )
+    };
+    let run = value.iter().take(max + 1).take_while(in_value).count();
+    if run < min {
+        return false;
+    }
+    if value[min..run].contains(&b'#') {
+        return true;
+    }
+    run <= max
+        && matches!(
+            value[run..].iter().find(|b| !matches!(b, b' ' | b'\t')),
+            None | Some(b'#' | b'\r' | b'\n')
+        )
 }
 
 /// Start of the line containing `at`, if it is at most [`LINE_LEAD`] bytes back.

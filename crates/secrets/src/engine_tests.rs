@@ -300,6 +300,52 @@ fn assignment_precheck_accepts_names_followed_by_a_separator_only() {
 }
 
 #[test]
+fn line_value_precheck_wants_a_value_that_ends_its_line() {
+    let long = "a".repeat(300);
+    // A run longer than any value, and one with a `#` in reach: the value ends there.
+    let with_comment = format!("{}#{}", "b".repeat(200), "c".repeat(100));
+    let verdicts: Vec<(&str, bool)> = [
+        "token: abcdefgh",
+        "token: abcdefgh   \r\nnext",
+        "token = abcdefgh # note",
+        "token: abcdefgh#note",
+        "token: abcdefg",
+        "token = self.next_token()",
+        "token: String,",
+        "token: abcdefgh more",
+        "token: \"abcdefgh\"",
+        long.as_str(),
+        with_comment.as_str(),
+    ]
+    .into_iter()
+    .map(|text| {
+        let value = text.strip_prefix("token").map_or(text, |_| text);
+        let verdict = match text.find(['=', ':']) {
+            Some(_) => assigned_value(value, "token".len()).is_some_and(|s| s.line_value),
+            None => is_line_value(value.as_bytes()),
+        };
+        (text, verdict)
+    })
+    .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("token: abcdefgh", true),
+            ("token: abcdefgh   \r\nnext", true),
+            ("token = abcdefgh # note", true),
+            ("token: abcdefgh#note", true),
+            ("token: abcdefg", false),
+            ("token = self.next_token()", false),
+            ("token: String,", false),
+            ("token: abcdefgh more", false),
+            ("token: \"abcdefgh\"", false),
+            (long.as_str(), false),
+            (with_comment.as_str(), true),
+        ]
+    );
+}
+
+#[test]
 fn anchors_are_found_within_their_lead_only() {
     let text = format!("first line\n  key: {}\nword --flag-name", "x".repeat(200));
     let line = text.find("key").unwrap_or_default();

@@ -717,7 +717,7 @@ pub(crate) static RULES: &[Rule] = &[
     )
     .check(ValueCheck::Bare)
     .anchor(Anchor::LineStart)
-    .assigned(Assignment::Unquoted),
+    .assigned(Assignment::LineValue),
     Rule::token(
         "generic-cli-flag",
         "A command-line flag naming a secret: `--password …`, `--api-key=…`, `--client-secret …`",
