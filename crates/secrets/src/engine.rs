@@ -1,7 +1,9 @@
 //! The compiled rule set and the per-call search.
 //!
-//! Compiled once in a `LazyLock`. A call makes one pass of the keyword automaton over the text
-//! (see `keywords.rs`), then for each keyword occurrence and each rule owning the keyword:
+//! Compiled once in a `LazyLock`, each rule when a text first wakes it (or all at once, ahead of
+//! time, with `prepare`). A call makes one pass of the keyword automaton over the text (see
+//! `keywords.rs`), 64 KiB at a time so that the text around each block's keyword occurrences is
+//! still in cache when they are handled; for each occurrence and each rule owning the keyword:
 //!
 //! - [`Anchor::Window`] rules (vendor tokens, rare keywords) whose every match starts with one
 //!   of their keywords after at most a few characters (`lead`, derived from the pattern:
