@@ -6,6 +6,10 @@ use clap::{Args, Parser, Subcommand};
 use tether_config::CliHooks;
 
 /// Tether: an agent runtime with a deterministic lifecycle-hooks engine.
+///
+/// Diagnostic logs go to stderr when `TETHER_LOG` holds a filter in `RUST_LOG` syntax: `debug`
+/// shows, among others, every hook error (an `http_post` or `unload` that was not delivered
+/// included); `tether_hooks=debug` only the hooks engine's.
 #[derive(Debug, Parser)]
 #[command(name = "tether", version, propagate_version = true)]
 pub(crate) struct Cli {

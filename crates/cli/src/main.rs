@@ -44,6 +44,7 @@ fn main() -> ExitCode {
             });
         }
     };
+    out::init_logs();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         // Sub-agents nest whole runs; room for deep chains in debug builds too.

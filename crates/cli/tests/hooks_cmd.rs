@@ -20,7 +20,8 @@ fn tether(dir: &Path) -> Command {
         .env("TETHER_HOME", dir.join(".tether-home"))
         .env("XDG_CONFIG_HOME", dir.join(".config"))
         .env("SHELL", "/bin/bash")
-        .env_remove("NO_COLOR");
+        .env_remove("NO_COLOR")
+        .env_remove("TETHER_LOG");
     cmd
 }
 
@@ -280,6 +281,123 @@ fn an_undelivered_http_post_is_an_error_in_the_hook_log_but_the_run_is_ok() {
     assert!(
         error.starts_with("http_post: `http://127.0.0.1:9/notify`: refusing"),
         "{error}"
+    );
+}
+
+/// `tether hooks fire EVENT --config AGENT --input -` with `TETHER_LOG` set to `log` (unset when
+/// `None`): the exit code and stderr.
+fn fire_logged(
+    dir: &Path,
+    event: &str,
+    agent: &str,
+    input: Value,
+    log: Option<&str>,
+) -> (i32, String) {
+    let agent_path = dir.join("agent.yaml");
+    std::fs::write(&agent_path, agent).unwrap();
+    let mut cmd = tether(dir);
+    if let Some(log) = log {
+        cmd.env("TETHER_LOG", log);
+    }
+    let out = cmd
+        .args([
+            "hooks",
+            "fire",
+            event,
+            "--config",
+            agent_path.to_str().unwrap(),
+            "--input",
+            "-",
+        ])
+        .write_stdin(input.to_string())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The stderr lines that mention `needle`.
+fn lines_with<'a>(stderr: &'a str, needle: &str) -> Vec<&'a str> {
+    stderr.lines().filter(|l| l.contains(needle)).collect()
+}
+
+#[test]
+fn an_undelivered_http_post_is_logged_at_debug_level() {
+    let dir = TempDir::new().unwrap();
+    let agent = "agents:\n  root:\n    model: openai/gpt-4o\n    hooks:\n      stop:\n        - type: builtin\n          command: http_post\n          args: [\"http://127.0.0.1:9/notify\", \"{}\"]\n";
+    let needle = "http_post: `http://127.0.0.1:9/notify`: refusing";
+    let (code, quiet) = fire_logged(dir.path(), "stop", agent, json!({}), None);
+    let (_, info) = fire_logged(dir.path(), "stop", agent, json!({}), Some("info"));
+    let (_, debug) = fire_logged(dir.path(), "stop", agent, json!({}), Some("debug"));
+    let logged = lines_with(&debug, needle);
+    assert_eq!(
+        (
+            code,
+            lines_with(&quiet, needle),
+            lines_with(&info, needle),
+            logged.len()
+        ),
+        (0, vec![], vec![], 1),
+        "{debug}"
+    );
+    assert!(
+        logged[0].contains(" DEBUG ")
+            && logged[0].contains("event=\"stop\"")
+            && logged[0].contains("hook=\"http_post\"")
+            && logged[0].contains("status=\"ok\""),
+        "{debug}"
+    );
+}
+
+#[test]
+fn an_unload_that_fails_is_logged_at_debug_level() {
+    let dir = TempDir::new().unwrap();
+    let agent = "agents:\n  root:\n    model: openai/gpt-4o\n    hooks:\n      on_agent_switch:\n        - type: builtin\n          command: unload\n";
+    let input = json!({
+        "from_agent": "a",
+        "to_agent": "b",
+        "from_agent_models": [{"provider": "dmr", "model": "local", "base_url": "not a url"}],
+    });
+    let needle = "unload `local`: invalid base_url `not a url`";
+    let (code, quiet) = fire_logged(dir.path(), "on_agent_switch", agent, input.clone(), None);
+    let (_, debug) = fire_logged(
+        dir.path(),
+        "on_agent_switch",
+        agent,
+        input,
+        Some("warn,tether_hooks=debug"),
+    );
+    assert_eq!(
+        (
+            code,
+            lines_with(&quiet, needle),
+            lines_with(&debug, needle).len()
+        ),
+        (0, vec![], 1),
+        "{debug}"
+    );
+}
+
+#[test]
+fn a_log_filter_that_does_not_parse_is_a_warning() {
+    let dir = TempDir::new().unwrap();
+    let agent = "agents:\n  root:\n    model: openai/gpt-4o\n";
+    let (code, stderr) = fire_logged(
+        dir.path(),
+        "stop",
+        agent,
+        json!({}),
+        Some("tether_hooks=loud"),
+    );
+    assert_eq!(
+        (
+            code,
+            lines_with(&stderr, "warning: `TETHER_LOG` is not a log filter").len()
+        ),
+        (0, 1),
+        "{stderr}"
     );
 }
 

@@ -113,6 +113,7 @@ pub(crate) fn compile(
                     format!("builtin `{name}`: {e}"),
                 ))
             })?;
+            b.prepare();
             Handler::Builtin(Arc::clone(b))
         }
         HookKind::Model { .. } => {

@@ -470,6 +470,16 @@ impl Runner {
             verdict: verdict(&outcome),
             outcome,
         };
+        if let Some(error) = &run.error {
+            // Also what a builtin swallowed (an `http_post` or `unload` not delivered, status
+            // `ok`): shown with `TETHER_LOG=debug` even without a hook log.
+            tracing::debug!(
+                event = event.wire_name(),
+                hook = name,
+                status = run.status.as_str(),
+                "hook error: {error}"
+            );
+        }
         for o in &self.opts.observers {
             o.finished(&input.session_id, &run);
         }

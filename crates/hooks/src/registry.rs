@@ -26,6 +26,11 @@ pub trait Builtin: Send + Sync + fmt::Debug {
         Ok(())
     }
 
+    /// Called for each hook of this builtin when an executor is built, before any event: the
+    /// place to start costly set-up (on a thread of its own) that the first call would
+    /// otherwise wait for.
+    fn prepare(&self) {}
+
     /// Runs the builtin. `Ok(None)` is a successful no-op; `Err` is a hook failure.
     fn call<'a>(
         &'a self,

@@ -541,3 +541,47 @@ async fn cancellation_kills_running_hooks() {
         Some("hook \"long\" was cancelled")
     );
 }
+
+/// A builtin that counts how often executors prepared it.
+#[derive(Debug, Default)]
+struct Preparing(std::sync::atomic::AtomicUsize);
+
+impl tether_hooks::Builtin for Preparing {
+    fn name(&self) -> &'static str {
+        "preparing"
+    }
+
+    fn prepare(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn call<'a>(
+        &'a self,
+        _: tether_hooks::BuiltinCall<'a>,
+    ) -> futures::future::BoxFuture<'a, Result<Option<tether_protocol::HookOutput>, String>> {
+        Box::pin(async { Ok(None) })
+    }
+}
+
+#[test]
+fn building_an_executor_prepares_each_builtin_hook_before_any_event() {
+    let dir = TempDir::new().unwrap();
+    let builtin = Arc::new(Preparing::default());
+    let path = std::env::var("PATH").ok();
+    let mut registry = Registry::new(Shell::detect(None, path.as_deref()));
+    registry.register(Arc::clone(&builtin) as Arc<dyn tether_hooks::Builtin>);
+    let config = hooks(
+        "session_start:\n  - {type: builtin, command: preparing}\nstop:\n  - {type: builtin, command: preparing}\n  - {type: command, command: 'true'}",
+    );
+    let before = builtin.0.load(std::sync::atomic::Ordering::Relaxed);
+    Executor::new(
+        &config,
+        Arc::new(registry),
+        ExecutorOptions::new(dir.path()),
+    )
+    .unwrap();
+    assert_eq!(
+        (before, builtin.0.load(std::sync::atomic::Ordering::Relaxed)),
+        (0, 2)
+    );
+}

@@ -1,11 +1,14 @@
 //! The compiled rule set and the per-call search.
 //!
-//! Compiled once in a `LazyLock`. A call makes one pass of the keyword automaton over the text
-//! (see `keywords.rs`), then for each keyword occurrence and each rule owning the keyword:
+//! Compiled once in a `LazyLock`, each rule when a text first wakes it (or all at once, ahead of
+//! time, with `prepare`). A call makes one pass of the keyword automaton over the text (see
+//! `keywords.rs`), 64 KiB at a time so that the text around each block's keyword occurrences is
+//! still in cache when they are handled; for each occurrence and each rule owning the keyword:
 //!
 //! - [`Anchor::Window`] rules (vendor tokens, rare keywords) whose every match starts with one
-//!   of their keywords after at most a few bytes (`lead`, derived from the pattern: typically a
-//!   boundary character before `ghp_`) try one anchored match at each of those few positions.
+//!   of their keywords after at most a few characters (`lead`, derived from the pattern:
+//!   typically a boundary character before `ghp_`) try one anchored match at each of those few
+//!   positions.
 //!   Other windowed rules get a window of `reach` bytes on both sides, `reach` being the longest
 //!   text the regex can match, so every match containing the occurrence fits inside; a rule's
 //!   windows are merged and its regex scans only them.
@@ -25,7 +28,7 @@ use regex_automata::util::captures::Captures;
 use regex_automata::{Anchored, Input, PatternID};
 use regex_syntax::hir::{Hir, HirKind};
 
-use crate::keywords::Keywords;
+use crate::keywords::{Hit, Keywords, LaneHits};
 use crate::value;
 use crate::{Anchor, Assignment, Finding, Rule, SecretsError, rules};
 
@@ -33,7 +36,8 @@ use crate::{Anchor, Assignment, Finding, Rule, SecretsError, rules};
 const LINE_LEAD: usize = 128;
 /// Furthest a [`Anchor::WordStart`] rule's word may start before its keyword.
 const WORD_LEAD: usize = 96;
-/// Longest lead for which a windowed rule tries anchored matches instead of scanning a window.
+/// Longest lead (in characters) for which a windowed rule tries anchored matches instead of
+/// scanning a window.
 const MAX_TRIED_LEAD: usize = 16;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(rules::RULES));
@@ -47,6 +51,9 @@ pub(crate) fn engine() -> &'static Engine {
 const PARALLEL_PART: usize = 1 << 20;
 /// At most this many parts.
 const MAX_PARTS: usize = 8;
+/// A part's keyword occurrences are found and handled this many bytes at a time, so the text
+/// around them is still in cache and the hit list stays small.
+const BLOCK: usize = 64 * 1024;
 
 /// Threads worth using for one search (asked once: it may read cgroup files).
 static CORES: LazyLock<usize> =
@@ -84,8 +91,8 @@ struct CompiledRule {
     secret_group: Option<usize>,
     /// Half-width of a keyword window (windowed rules only).
     reach: usize,
-    /// For windowed rules whose matches start at most `max` and at least `min` bytes before a
-    /// keyword occurrence (`min..=max`, `max` at most [`MAX_TRIED_LEAD`]): those positions are
+    /// For windowed rules whose matches start at most `max` and at least `min` characters before
+    /// a keyword occurrence (`min..=max`, `max` at most [`MAX_TRIED_LEAD`]): those positions are
     /// tried instead of scanning a window.
     lead: Option<(usize, usize)>,
     /// Bytes every match starts with (anchored rules only; often empty).
@@ -170,6 +177,13 @@ impl Engine {
             owners,
             prefilter_problem,
             problems: OnceLock::new(),
+        }
+    }
+
+    /// Compiles every rule that is not compiled yet.
+    pub(crate) fn compile_all(&self) {
+        for lazy in &self.rules {
+            lazy.get();
         }
     }
 
@@ -274,13 +288,51 @@ impl Engine {
         to: usize,
         out: &mut Vec<Candidate>,
     ) {
-        let hits = keywords.hits_in(text, from, to);
-        if hits.is_empty() {
-            return;
-        }
         let mut states: Vec<RuleState> = Vec::new();
-        states.resize_with(self.rules.len(), RuleState::default);
-        for hit in hits {
+        let mut lanes = LaneHits::default();
+        let mut hits = Vec::new();
+        let mut block_from = from;
+        while block_from < to {
+            let block_to = to.min(block_from.saturating_add(BLOCK));
+            hits.clear();
+            keywords.hits_in(text, block_from, block_to, &mut lanes, &mut hits);
+            block_from = block_to;
+            if hits.is_empty() {
+                continue;
+            }
+            if states.is_empty() {
+                states.resize_with(self.rules.len(), RuleState::default);
+            }
+            self.handle_hits(keywords, text, &hits, &mut states, out);
+        }
+        for (lazy, state) in self.rules.iter().zip(&mut states) {
+            // Only rules with windows: `get` compiles the rule.
+            if state.windows.is_empty() {
+                continue;
+            }
+            let Some(compiled) = lazy.get() else {
+                continue;
+            };
+            for &(lo, hi) in &state.windows {
+                let locs = state
+                    .locs
+                    .get_or_insert_with(|| compiled.regex.create_captures());
+                scan(compiled, text, lo, hi, locs, out);
+            }
+        }
+    }
+
+    /// Runs the anchored and lead rules of each keyword occurrence and adds the windows of the
+    /// windowed ones to their rule's state.
+    fn handle_hits(
+        &self,
+        keywords: &Keywords,
+        text: &str,
+        hits: &[Hit],
+        states: &mut [RuleState],
+        out: &mut Vec<Candidate>,
+    ) {
+        for &hit in hits {
             let start = keywords.start_of(hit);
             // The same for every owner of the keyword: computed for the first that asks.
             let mut separator = None;
@@ -321,17 +373,6 @@ impl Engine {
                 anchored(compiled, text, at, locs, out);
             }
         }
-        for (lazy, state) in self.rules.iter().zip(&mut states) {
-            let Some(compiled) = lazy.get().filter(|_| !state.windows.is_empty()) else {
-                continue;
-            };
-            for &(lo, hi) in &state.windows {
-                let locs = state
-                    .locs
-                    .get_or_insert_with(|| compiled.regex.create_captures());
-                scan(compiled, text, lo, hi, locs, out);
-            }
-        }
     }
 }
 
@@ -341,7 +382,8 @@ fn starts_with(haystack: &[u8], prefix: &[u8]) -> bool {
 }
 
 /// Tries the anchored matches a windowed rule with a lead can have around a keyword occurrence
-/// starting at `start`, skipping positions the previous occurrence already tried.
+/// starting at `start` (`min..=max` characters before it), skipping positions the previous
+/// occurrence already tried.
 fn try_lead(
     compiled: &CompiledRule,
     state: &mut RuleState,
@@ -350,10 +392,11 @@ fn try_lead(
     (min, max): (usize, usize),
     out: &mut Vec<Candidate>,
 ) {
-    let Some(hi) = start.checked_sub(min).map(|hi| hi + 1) else {
+    let Some(hi) = chars_back(text, start, min).map(|hi| hi + 1) else {
         return;
     };
-    let lo = start.saturating_sub(max);
+    // The start of the text when it has fewer than `max` characters before `start`.
+    let lo = chars_back(text, start, max).unwrap_or(0);
     let (done_lo, done_hi) = state.tried;
     let locs = state
         .locs
@@ -372,6 +415,14 @@ fn try_lead(
     } else {
         (lo, hi)
     };
+}
+
+/// The position `n` characters before `at`, if the text has that many.
+fn chars_back(text: &str, at: usize, n: usize) -> Option<usize> {
+    match n.checked_sub(1) {
+        None => Some(at),
+        Some(skip) => text[..at].char_indices().rev().nth(skip).map(|(i, _)| i),
+    }
 }
 
 /// Adds the window around a keyword occurrence, merging it with the previous one when they
@@ -399,6 +450,8 @@ struct Separator {
     quoted: bool,
     /// After the one-byte separator and blanks comes something else.
     unquoted: bool,
+    /// After the one-byte separator and blanks comes a line value (see [`is_line_value`]).
+    line_value: bool,
 }
 
 impl Separator {
@@ -408,6 +461,7 @@ impl Separator {
             Assignment::Tight => self.tight,
             Assignment::Quoted => self.quoted,
             Assignment::Unquoted => self.unquoted,
+            Assignment::LineValue => self.line_value,
         }
     }
 }
@@ -432,22 +486,70 @@ fn assigned_value(text: &str, end: usize) -> Option<Separator> {
     if !matches!(separator, b':' | b'=') {
         return None;
     }
-    let value_start = |from: usize| {
+    // Where the value starts: the first byte after `from` that is not a blank.
+    let value_at = |from: usize| {
         bytes
             .get(from..)
-            .and_then(|rest| rest.iter().find(|b| !matches!(b, b' ' | b'\t')))
+            .and_then(|rest| rest.iter().position(|b| !matches!(b, b' ' | b'\t')))
+            .map(|blanks| from + blanks)
     };
     let is_quote = |b: &u8| matches!(b, b'"' | b'\'' | b'`' | b'\\');
-    let first = value_start(at + 1);
+    let first_at = value_at(at + 1);
+    let first = first_at.map(|i| &bytes[i]);
     let long = matches!(
         (separator, bytes.get(at + 1)),
         (b':', Some(b'=')) | (b'=', Some(b'>'))
     );
     Some(Separator {
         tight: at == name_end && separator == b'=',
-        quoted: first.is_some_and(is_quote) || (long && value_start(at + 2).is_some_and(is_quote)),
+        quoted: first.is_some_and(is_quote)
+            || (long && value_at(at + 2).is_some_and(|i| is_quote(&bytes[i]))),
         unquoted: first.is_some_and(|b| !is_quote(b)),
+        line_value: first_at.is_some_and(|i| is_line_value(&bytes[i..])),
     })
+}
+
+/// Shortest and longest value of an [`Assignment::LineValue`] rule.
+const LINE_VALUE_LEN: (usize, usize) = (8, 256);
+
+/// Whether `value` starts with what [`Assignment::LineValue`] asks for: at least 8 bytes of
+/// visible ASCII other than quotes, backslashes, brackets and `<>,;&`, ending at a `#` or at the
+/// end of the line (blanks before it allowed). Values are at most 256 bytes, so only that many
+/// are read: on a long run, only a `#` inside can end the value.
+fn is_line_value(value: &[u8]) -> bool {
+    let (min, max) = LINE_VALUE_LEN;
+    let in_value = |b: &&u8| {
+        (0x21..=0x7E).contains(*b)
+            && !matches!(
+                b,
+                b'"' | b'\''
+                    | b'`'
+                    | b'\\'
+                    | b'<'
+                    | b'>'
+                    | b'('
+                    | b')'
+                    | b'{'
+                    | b'}'
+                    | b'['
+                    | b']'
+                    | b','
+                    | b';'
+                    | b'&'
+            )
+    };
+    let run = value.iter().take(max + 1).take_while(in_value).count();
+    if run < min {
+        return false;
+    }
+    if value[min..run].contains(&b'#') {
+        return true;
+    }
+    run <= max
+        && matches!(
+            value[run..].iter().find(|b| !matches!(b, b' ' | b'\t')),
+            None | Some(b'#' | b'\r' | b'\n')
+        )
 }
 
 /// Start of the line containing `at`, if it is at most [`LINE_LEAD`] bytes back.
@@ -607,9 +709,12 @@ fn compile(rule: &'static Rule, index: usize) -> Result<CompiledRule, SecretsErr
     })
 }
 
-/// How far before a keyword occurrence a match of `hir` starts (`(min, max)` bytes), when
+/// How far before a keyword occurrence a match of `hir` starts (`(min, max)` characters), when
 /// every match is some text of bounded length followed by one of `keywords` (compared ASCII
-/// case-insensitively); `None` when that cannot be shown from the pattern.
+/// case-insensitively), or holds one inside a literal; `None` when that cannot be shown from the
+/// pattern. Counted in characters, not bytes: a boundary such as `[^0-9A-Za-z]` is one
+/// character, so there are two places to try (the keyword's start and one character before),
+/// not the five its one to four bytes would give.
 fn lead(hir: &Hir, keywords: &[&str]) -> Option<(usize, usize)> {
     let mut items = Vec::new();
     flatten(hir, &mut items);
@@ -632,11 +737,69 @@ fn lead(hir: &Hir, keywords: &[&str]) -> Option<(usize, usize)> {
         if starts_with_keyword {
             return Some((min, max));
         }
-        let properties = item.properties();
-        min += properties.minimum_len()?;
-        max += properties.maximum_len()?;
+        // A keyword inside a literal (`-----BEGIN OPENSSH PRIVATE KEY-----`).
+        if let HirKind::Literal(literal) = item.kind()
+            && let Some(at) = keywords
+                .iter()
+                .filter_map(|keyword| find_ignore_ascii_case(&literal.0, keyword.as_bytes()))
+                .min()
+        {
+            let skipped = std::str::from_utf8(&literal.0[..at]).ok()?.chars().count();
+            return Some((min + skipped, max + skipped));
+        }
+        let (item_min, item_max) = char_len(item)?;
+        min += item_min;
+        max += item_max;
     }
     None
+}
+
+/// Where `needle` first occurs in `haystack`, ASCII case-insensitively.
+fn find_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return None;
+    }
+    haystack
+        .windows(needle.len())
+        .position(|window| window.eq_ignore_ascii_case(needle))
+}
+
+/// How many characters a match of `hir` spans (`(min, max)`), when bounded.
+fn char_len(hir: &Hir) -> Option<(usize, usize)> {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => Some((0, 0)),
+        HirKind::Literal(literal) => {
+            let chars = std::str::from_utf8(&literal.0).ok()?.chars().count();
+            Some((chars, chars))
+        }
+        // A class matches one character (byte classes, allowed in UTF-8 patterns only for
+        // ASCII, one byte that is one character).
+        HirKind::Class(_) => Some((1, 1)),
+        HirKind::Repetition(repetition) => {
+            let (min, max) = char_len(&repetition.sub)?;
+            let times = |n: usize, count: u32| n.checked_mul(usize::try_from(count).ok()?);
+            Some((times(min, repetition.min)?, times(max, repetition.max?)?))
+        }
+        HirKind::Capture(capture) => char_len(&capture.sub),
+        HirKind::Concat(items) => {
+            items
+                .iter()
+                .try_fold((0, 0), |(min, max): (usize, usize), item| {
+                    let (item_min, item_max) = char_len(item)?;
+                    Some((min.checked_add(item_min)?, max.checked_add(item_max)?))
+                })
+        }
+        HirKind::Alternation(alternatives) => {
+            alternatives.iter().try_fold(None, |bounds, alternative| {
+                let (min, max) = char_len(alternative)?;
+                Some(Some(
+                    bounds.map_or((min, max), |(lo, hi): (usize, usize)| {
+                        (lo.min(min), hi.max(max))
+                    }),
+                ))
+            })?
+        }
+    }
 }
 
 /// The items of `hir` read in sequence: nested concatenations and groups are opened.

@@ -197,6 +197,49 @@ fn overlapping_candidates_merge_into_one_span_named_after_the_leftmost_longest()
 }
 
 #[test]
+fn a_search_compiles_only_the_rules_its_keywords_wake() {
+    // A fresh engine: the shared one has compiled everything for other tests.
+    let engine = Engine::new(rules::RULES);
+    let text = format!(
+        "{} and a password: {}",
+        "ordinary words ".repeat(500),
+        "x".repeat(3)
+    );
+    assert_eq!(engine.find(&text), Vec::new());
+    let compiled: Vec<&str> = engine
+        .rules
+        .iter()
+        .filter(|lazy| lazy.compiled.get().is_some())
+        .map(|lazy| lazy.rule.id)
+        .collect();
+    let woken: Vec<&str> = engine
+        .rules
+        .iter()
+        .filter(|lazy| lazy.rule.keywords.contains(&"password"))
+        .map(|lazy| lazy.rule.id)
+        .collect();
+    assert!(
+        !woken.is_empty() && compiled.iter().all(|id| woken.contains(id)),
+        "{compiled:?}"
+    );
+}
+
+#[test]
+fn compile_all_compiles_every_rule() {
+    let engine = Engine::new(rules::RULES);
+    let compiled = || {
+        engine
+            .rules
+            .iter()
+            .filter(|lazy| lazy.compiled.get().is_some())
+            .count()
+    };
+    let before = compiled();
+    engine.compile_all();
+    assert_eq!((before, compiled()), (0, rules::RULES.len()));
+}
+
+#[test]
 fn every_keyword_selects_the_rules_that_declare_it() {
     let engine = engine();
     let Some(keywords) = &engine.keywords else {
@@ -252,6 +295,52 @@ fn assignment_precheck_accepts_names_followed_by_a_separator_only() {
             ("tokens.push(t)", false),
             ("token", false),
             ("token ==", true),
+        ]
+    );
+}
+
+#[test]
+fn line_value_precheck_wants_a_value_that_ends_its_line() {
+    let long = "a".repeat(300);
+    // A run longer than any value, and one with a `#` in reach: the value ends there.
+    let with_comment = format!("{}#{}", "b".repeat(200), "c".repeat(100));
+    let verdicts: Vec<(&str, bool)> = [
+        "token: abcdefgh",
+        "token: abcdefgh   \r\nnext",
+        "token = abcdefgh # note",
+        "token: abcdefgh#note",
+        "token: abcdefg",
+        "token = self.next_token()",
+        "token: String,",
+        "token: abcdefgh more",
+        "token: \"abcdefgh\"",
+        long.as_str(),
+        with_comment.as_str(),
+    ]
+    .into_iter()
+    .map(|text| {
+        let value = text.strip_prefix("token").map_or(text, |_| text);
+        let verdict = match text.find(['=', ':']) {
+            Some(_) => assigned_value(value, "token".len()).is_some_and(|s| s.line_value),
+            None => is_line_value(value.as_bytes()),
+        };
+        (text, verdict)
+    })
+    .collect();
+    assert_eq!(
+        verdicts,
+        vec![
+            ("token: abcdefgh", true),
+            ("token: abcdefgh   \r\nnext", true),
+            ("token = abcdefgh # note", true),
+            ("token: abcdefgh#note", true),
+            ("token: abcdefg", false),
+            ("token = self.next_token()", false),
+            ("token: String,", false),
+            ("token: abcdefgh more", false),
+            ("token: \"abcdefgh\"", false),
+            (long.as_str(), false),
+            (with_comment.as_str(), true),
         ]
     );
 }
@@ -318,7 +407,20 @@ fn leads_come_from_the_text_before_a_keyword_every_match_starts_with() {
                 &["sk-proj-", "T3BlbkFJ"]
             ),
             lead_of(r"[a-z]+token", &["token"]),
+            lead_of(
+                r"-----BEGIN OPENSSH PRIVATE KEY-----(?P<secret>[A-Za-z0-9]{30,})",
+                &["BEGIN OPENSSH PRIVATE KEY"]
+            ),
+            lead_of(r"(?:é|ab)\.{2}[0-9]{3}jwt", &["jwt"]),
         ],
-        [Some((0, 4)), Some((32, 32)), Some((1, 1)), None, None]
+        [
+            Some((0, 1)),
+            Some((32, 32)),
+            Some((1, 1)),
+            None,
+            None,
+            Some((5, 5)),
+            Some((6, 7))
+        ]
     );
 }

@@ -59,59 +59,69 @@ impl Keywords {
     /// Every occurrence of every keyword (overlapping ones included), ordered by end position.
     #[cfg(test)]
     pub(crate) fn hits(&self, text: &str) -> Vec<Hit> {
-        self.hits_in(text, 0, text.len())
+        let mut hits = Vec::new();
+        self.hits_in(text, 0, text.len(), &mut LaneHits::default(), &mut hits);
+        hits
     }
 
-    /// The occurrences that end in `(from, to]` (overlapping ones included, and ones that start
-    /// before `from`), ordered by end position: disjoint ranges split one search exactly.
-    pub(crate) fn hits_in(&self, text: &str, from: usize, to: usize) -> Vec<Hit> {
+    /// Appends to `out` the occurrences that end in `(from, to]` (overlapping ones included,
+    /// and ones that start before `from`), ordered by end position: disjoint ranges split one
+    /// search exactly, so a caller walks a long text in blocks and handles each block's hits
+    /// while that part of the text is still in cache. `lanes` is scratch space.
+    pub(crate) fn hits_in(
+        &self,
+        text: &str,
+        from: usize,
+        to: usize,
+        lanes: &mut LaneHits,
+        out: &mut Vec<Hit>,
+    ) {
         let bytes = &text.as_bytes()[..to];
-        let mut hits = Vec::new();
-        let warm = self.dfa.max_pattern_len();
-        // Replay the bytes before a slice (not reported) so a walk starts in the exact state a
-        // single walk from the start of the text would be in there.
-        let warmed = |at: usize| {
-            bytes[at.saturating_sub(warm)..at]
-                .iter()
-                .fold(self.start, |sid, &byte| {
-                    self.dfa.next_state(Anchored::No, sid, byte)
-                })
-        };
         if to - from < MIN_SPLIT_LEN {
-            self.walk(bytes, from, warmed(from), &mut hits);
-            return hits;
+            self.walk(bytes, from, self.warmed(bytes, from), out);
+            return;
         }
         let lane_len = (to - from) / LANES;
         let starts: [usize; LANES] = std::array::from_fn(|lane| from + lane * lane_len);
-        let mut lanes: [Vec<Hit>; LANES] = Default::default();
-        let mut sid: [StateID; LANES] = starts.map(warmed);
-        // Four independent walks in lockstep; separate slices keep the loop free of bounds
-        // checks and the states in registers.
+        for lane in &mut lanes.0 {
+            lane.clear();
+        }
         let [s0, s1, s2, s3] = starts.map(|at| &bytes[at..at + lane_len]);
+        let [mut q0, mut q1, mut q2, mut q3] = starts.map(|at| self.warmed(bytes, at));
+        // Four independent walks in lockstep: the loop keeps only the four states and the four
+        // positions live (in registers), and leaves at once to the out-of-line report when a
+        // lane reaches a match state.
         let lockstep = s0.iter().zip(s1).zip(s2).zip(s3).enumerate();
         for (step, (((&b0, &b1), &b2), &b3)) in lockstep {
-            sid[0] = self.dfa.next_state(Anchored::No, sid[0], b0);
-            sid[1] = self.dfa.next_state(Anchored::No, sid[1], b1);
-            sid[2] = self.dfa.next_state(Anchored::No, sid[2], b2);
-            sid[3] = self.dfa.next_state(Anchored::No, sid[3], b3);
-            if self.dfa.is_special(sid[0])
-                || self.dfa.is_special(sid[1])
-                || self.dfa.is_special(sid[2])
-                || self.dfa.is_special(sid[3])
+            q0 = self.dfa.next_state(Anchored::No, q0, b0);
+            q1 = self.dfa.next_state(Anchored::No, q1, b1);
+            q2 = self.dfa.next_state(Anchored::No, q2, b2);
+            q3 = self.dfa.next_state(Anchored::No, q3, b3);
+            if self.dfa.is_special(q0)
+                | self.dfa.is_special(q1)
+                | self.dfa.is_special(q2)
+                | self.dfa.is_special(q3)
             {
-                for (lane, out) in lanes.iter_mut().enumerate() {
-                    self.report(sid[lane], starts[lane] + step + 1, out);
-                }
+                self.report_lanes([q0, q1, q2, q3], starts.map(|at| at + step + 1), lanes);
             }
         }
         // The last lane also owns the remainder of the division.
         let last = LANES - 1;
-        self.walk(bytes, starts[last] + lane_len, sid[last], &mut lanes[last]);
-        hits.reserve(lanes.iter().map(Vec::len).sum());
-        for lane in lanes {
-            hits.extend(lane);
+        self.walk(bytes, starts[last] + lane_len, q3, &mut lanes.0[last]);
+        out.reserve(lanes.0.iter().map(Vec::len).sum());
+        for lane in &lanes.0 {
+            out.extend_from_slice(lane);
         }
-        hits
+    }
+
+    /// The state a walk from the start of the text is in at `at`: the bytes before it (at most
+    /// the longest keyword) are replayed, not reported.
+    fn warmed(&self, bytes: &[u8], at: usize) -> StateID {
+        bytes[at.saturating_sub(self.dfa.max_pattern_len())..at]
+            .iter()
+            .fold(self.start, |sid, &byte| {
+                self.dfa.next_state(Anchored::No, sid, byte)
+            })
     }
 
     /// One walk over `bytes[from..]`, starting in state `sid`.
@@ -121,6 +131,14 @@ impl Keywords {
             if self.dfa.is_special(sid) {
                 self.report(sid, from + offset + 1, out);
             }
+        }
+    }
+
+    /// [`Self::report`] for each lane.
+    #[inline(never)]
+    fn report_lanes(&self, sids: [StateID; LANES], ends: [usize; LANES], lanes: &mut LaneHits) {
+        for ((sid, end), out) in sids.into_iter().zip(ends).zip(&mut lanes.0) {
+            self.report(sid, end, out);
         }
     }
 
@@ -138,6 +156,10 @@ impl Keywords {
         }
     }
 }
+
+/// Per-lane hit buffers, kept by the caller across blocks so that a walk does not allocate.
+#[derive(Debug, Default)]
+pub(crate) struct LaneHits([Vec<Hit>; LANES]);
 
 #[cfg(test)]
 #[path = "keywords_tests.rs"]

@@ -94,6 +94,13 @@ pub fn rules() -> &'static [Rule] {
     rules::RULES
 }
 
+/// Builds the keyword automaton and compiles every rule now, so that no later search pays for
+/// it (a process's first search otherwise compiles the rules its text wakes: tens of
+/// milliseconds when most do). Callers that know redaction is coming run it on a spare thread.
+pub fn prepare() {
+    engine::engine().compile_all();
+}
+
 /// Reports whether every built-in rule compiled. A rule that failed is skipped by [`redact`]
 /// (the others keep working), so callers that configure redaction (e.g. `tether hooks check`)
 /// should surface this error instead of trusting a partial rule set.

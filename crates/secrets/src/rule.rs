@@ -41,6 +41,11 @@ pub enum Assignment {
     Quoted,
     /// As [`Assignment::Any`], then blanks and anything but a quote or backslash (`token: …`).
     Unquoted,
+    /// As [`Assignment::Unquoted`], and the value is the rest of the line (`token: abc123…`
+    /// in YAML or INI): 8 to 256 bytes of visible ASCII other than quotes, backslashes,
+    /// brackets and `<>,;&`, then a `#` comment or the end of the line. Code such as
+    /// `token = self.next()` stops here instead of reaching the rule's regex.
+    LineValue,
 }
 
 /// Where a rule's matches start relative to its keywords. Key-name rules fire on common words

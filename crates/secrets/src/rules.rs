@@ -621,7 +621,7 @@ pub(crate) static RULES: &[Rule] = &[
     Rule::token(
         "private-key-block",
         "PEM private key block: PKCS#1 RSA, EC, DSA, PKCS#8, encrypted PKCS#8, PGP (body between the armour lines)",
-        &["PRIVATE KEY-----", "PRIVATE KEY BLOCK-----"],
+        &["-----BEGIN "],
         armored_key!("(?:[A-Z0-9]+ ){0,3}PRIVATE KEY(?: BLOCK)?"),
     )
     .check(ValueCheck::Any)
@@ -717,7 +717,7 @@ pub(crate) static RULES: &[Rule] = &[
     )
     .check(ValueCheck::Bare)
     .anchor(Anchor::LineStart)
-    .assigned(Assignment::Unquoted),
+    .assigned(Assignment::LineValue),
     Rule::token(
         "generic-cli-flag",
         "A command-line flag naming a secret: `--password …`, `--api-key=…`, `--client-secret …`",

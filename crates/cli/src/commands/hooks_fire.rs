@@ -108,7 +108,7 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
     for w in &result.warnings {
         out::warning(w);
     }
-    out::line(&render(event, &result, original_args.as_ref())?)?;
+    out::json_line(&render(event, &result, original_args.as_ref()))?;
     // `async` hooks finish (or are killed after the grace period) before the process exits.
     executor.shutdown(tether_core::ASYNC_HOOK_GRACE).await;
     Ok(if result.allowed {
@@ -122,12 +122,12 @@ fn non_empty(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)
 }
 
-fn render(
+fn render<'a>(
     event: HookEvent,
-    r: &HookResult,
+    r: &'a HookResult,
     original: Option<&Map<String, Value>>,
-) -> anyhow::Result<String> {
-    let output = FireOutput {
+) -> FireOutput<'a> {
+    FireOutput {
         event: event.wire_name(),
         allowed: r.allowed,
         decision: r.decision.map(|d| d.as_str()),
@@ -157,6 +157,5 @@ fn render(
                 error: run.error.as_deref(),
             })
             .collect(),
-    };
-    Ok(serde_json::to_string_pretty(&output)?)
+    }
 }

@@ -120,13 +120,13 @@ pub const CATALOG: &[BuiltinDoc] = &[
         "unload",
         "on_agent_switch",
         "none",
-        "POSTs `{\"model\": …}` to each departing DMR model's unload endpoint to free its memory.",
+        "POSTs `{\"model\": …}` to each departing DMR model's unload endpoint to free its memory; failures never block: the run stays `ok`, its `error` (hook log, `hooks fire`'s `hooks[].error`) says what was not unloaded, and `TETHER_LOG=debug` prints it.",
     ),
     doc(
         "http_post",
         "any",
         "`[url, body]`",
-        "POSTs the body to an http(s) URL (private addresses refused); errors are logged, never block.",
+        "POSTs the body to an http(s) URL (private addresses refused); errors never block: the run stays `ok`, its `error` (hook log, `hooks fire`'s `hooks[].error`) says what was not delivered, and `TETHER_LOG=debug` prints it.",
     ),
 ];
 

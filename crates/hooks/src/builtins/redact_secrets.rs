@@ -4,6 +4,7 @@
 //! runtime merges them onto the call's own (docs/design.md D9), so untouched arguments survive.
 
 use std::borrow::Cow;
+use std::sync::Once;
 
 use futures::future::BoxFuture;
 use serde_json::{Map, Value};
@@ -71,6 +72,19 @@ pub(crate) fn redact_messages(messages: &[Message]) -> Option<Vec<Message>> {
 impl Builtin for RedactSecrets {
     fn name(&self) -> &'static str {
         "redact_secrets"
+    }
+
+    /// Compiles the rule table on a thread of its own, once per process: a first large tool
+    /// output would otherwise wait tens of milliseconds for it, and the caller has other work to
+    /// do first (reading the input, a model call).
+    fn prepare(&self) {
+        static STARTED: Once = Once::new();
+        STARTED.call_once(|| {
+            // No thread to be had: the first search compiles what it needs, as before.
+            let _ = std::thread::Builder::new()
+                .name("redact-prepare".to_owned())
+                .spawn(tether_secrets::prepare);
+        });
     }
 
     fn call<'a>(
