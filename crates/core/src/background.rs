@@ -317,11 +317,7 @@ fn bounded(text: &str, max: usize) -> (String, bool) {
     if text.len() <= max {
         return (text.to_owned(), false);
     }
-    let mut end = max;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (text[..end].to_owned(), true)
+    (text[..text.floor_char_boundary(max)].to_owned(), true)
 }
 
 /// One task's entry in a wait's answer.

@@ -640,14 +640,8 @@ fn cap_middle(content: &mut String, tokens: u64) {
     if content.len() <= limit {
         return;
     }
-    let mut head = limit / 2;
-    while !content.is_char_boundary(head) {
-        head -= 1;
-    }
-    let mut tail = content.len() - (limit - head);
-    while !content.is_char_boundary(tail) {
-        tail += 1;
-    }
+    let head = content.floor_char_boundary(limit / 2);
+    let tail = content.ceil_char_boundary(content.len() - (limit - head));
     let removed = tail - head;
     *content = format!(
         "{}\n[... {removed} bytes truncated (max_tool_result_tokens) ...]\n{}",

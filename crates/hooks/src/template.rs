@@ -346,11 +346,7 @@ pub(crate) fn truncate(n: i64, s: &str) -> String {
     if limit == 0 || s.len() <= limit {
         return s.to_owned();
     }
-    let mut end = limit;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    format!("{}…", &s[..s.floor_char_boundary(limit)])
 }
 
 /// Go's `encoding/json` float text: shortest digits, exponent form below 1e-6 and from 1e21.

@@ -209,13 +209,9 @@ pub(crate) async fn read_capped(
 pub(crate) fn limit_output(text: String, max: Option<usize>) -> String {
     match max {
         Some(max) if text.len() > max => {
-            let mut end = max;
-            while !text.is_char_boundary(end) {
-                end -= 1;
-            }
             format!(
                 "{}\n\n[Output truncated: exceeded {max} character limit]",
-                &text[..end]
+                &text[..text.floor_char_boundary(max)]
             )
         }
         _ => text,

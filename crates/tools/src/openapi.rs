@@ -297,11 +297,7 @@ fn operation(
         (Some(s), _) if !s.is_empty() => s.to_owned(),
         (_, Some(d)) if !d.is_empty() => {
             if d.len() > 200 {
-                let mut end = 200;
-                while !d.is_char_boundary(end) {
-                    end -= 1;
-                }
-                format!("{}...", &d[..end])
+                format!("{}...", &d[..d.floor_char_boundary(200)])
             } else {
                 d.to_owned()
             }

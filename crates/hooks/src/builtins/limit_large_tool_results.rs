@@ -85,11 +85,7 @@ pub(crate) fn tail(text: &str) -> &str {
     }
     let mut tail = &text[start..];
     if tail.len() > LIMIT_BYTES {
-        let mut cut = tail.len() - LIMIT_BYTES;
-        while !tail.is_char_boundary(cut) {
-            cut += 1;
-        }
-        tail = &tail[cut..];
+        tail = &tail[tail.ceil_char_boundary(tail.len() - LIMIT_BYTES)..];
     }
     tail
 }

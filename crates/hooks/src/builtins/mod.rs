@@ -84,11 +84,10 @@ fn cap_output(text: &str, cap: usize) -> String {
     if text.len() <= cap {
         return text.to_owned();
     }
-    let mut end = cap;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}\n... (truncated)", &text[..end])
+    format!(
+        "{}\n... (truncated)",
+        &text[..text.floor_char_boundary(cap)]
+    )
 }
 
 /// Runs `git -C <cwd> ARGS` with the hook's environment; the trimmed stdout on success.
