@@ -219,11 +219,11 @@ impl Runtime {
         prompt: Option<String>,
         cancel: &CancellationToken,
     ) -> RunOutcome {
-        let cached = self
-            .current(session)
-            .ok()
-            .filter(|a| a.cache.is_some())
-            .zip(prompt.clone());
+        // Only an agent with a cache keeps a copy of the question.
+        let cached = prompt.as_ref().and_then(|q| {
+            let agent = self.current(session).ok().filter(|a| a.cache.is_some())?;
+            Some((agent, q.clone()))
+        });
         let outcome = self.run_submission(session, prompt, cancel).await;
         if let Some((agent, question)) = cached
             && outcome.reason == StopReason::Normal
@@ -250,12 +250,8 @@ impl Runtime {
         );
     }
 
-    /// Answers `question` from the agent's cache: the stored answer becomes the assistant's
-    /// message, without a model call. Returns whether it did.
-    fn replay(&self, agent: &AgentRuntime, session: &mut Session, question: &str) -> bool {
-        let Some(answer) = agent.cache.as_ref().and_then(|c| c.get(question)) else {
-            return false;
-        };
+    /// A cached `answer` becomes the assistant's message, without a model call.
+    fn replay(&self, agent: &AgentRuntime, session: &mut Session, answer: String) {
         self.emit(
             &session.id,
             RuntimeEvent::AgentChanged {
@@ -273,7 +269,6 @@ impl Runtime {
                 finish_reason: Some("cached".to_owned()),
             },
         );
-        true
     }
 
     async fn run_submission(
@@ -300,7 +295,7 @@ impl Runtime {
         if let Some(text) = prompt {
             self.record_user(session, &text);
             let mut input = self.input(&agent, &session.id);
-            let question = agent.cache.as_ref().map(|_| text.clone());
+            let answer = agent.cache.as_ref().and_then(|c| c.get(&text));
             input.prompt = text;
             if let Err(reason) = self
                 .submit(
@@ -315,7 +310,8 @@ impl Runtime {
             {
                 return stop(reason);
             }
-            if question.is_some_and(|q| self.replay(&agent, session, &q)) {
+            if let Some(answer) = answer {
+                self.replay(&agent, session, answer);
                 return stop(StopReason::Normal);
             }
         }
