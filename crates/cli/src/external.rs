@@ -130,14 +130,8 @@ async fn body(url: &str, mut response: reqwest::Response) -> Result<Vec<u8>, Str
 }
 
 fn save(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    let fail = |e: std::io::Error| format!("cannot cache {}: {e}", path.display());
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
-    // Written whole, then renamed: a reader never sees half a file.
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)?;
+    tether_core::write_whole(path, bytes)
+        .map_err(|e| format!("cannot cache {}: {e}", path.display()))?;
     Ok(path.to_path_buf())
 }
 

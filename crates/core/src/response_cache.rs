@@ -3,7 +3,7 @@
 //! (an object from question to answer) that is rewritten whole on each store.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Mutex;
 
 use tether_config::ResponseCache as Config;
@@ -79,16 +79,21 @@ impl ResponseCache {
     }
 }
 
-fn write(path: &PathBuf, answers: &BTreeMap<String, String>) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("cannot write the response cache {}: {e}", path.display());
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(fail)?;
-    }
+fn write(path: &Path, answers: &BTreeMap<String, String>) -> Result<(), String> {
     let text = serde_json::to_string_pretty(answers).unwrap_or_default();
+    write_whole(path, text.as_bytes())
+        .map_err(|e| format!("cannot write the response cache {}: {e}", path.display()))
+}
+
+/// Writes `bytes` to a file beside `path`, then renames it over `path` (its directory made
+/// first): a reader never sees half a file.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
     let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
