@@ -48,7 +48,7 @@ pub use model::{
     AUTO_LOCAL_MODEL, AUTO_MODELS, KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig,
     ProviderDef, RoutingRule, ThinkingBudget,
 };
-pub use permissions::{PermissionPattern, PermissionVerdict, Permissions};
+pub use permissions::{PermissionPattern, PermissionVerdict, Permissions, approvals_allow};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};
 

@@ -1,10 +1,28 @@
 //! Tool permission patterns (docs/design.md, Permissions): `toolglob` or `toolglob:key=valueglob[:…]`.
 //!
-//! Globs follow Go's `filepath.Match` (`*` and `?` do not cross `/`, `[…]` classes, `\`
-//! escapes), except that a trailing `*` after a prefix with no other glob characters is a plain
-//! prefix test, so `sudo*` matches `sudo rm -rf /`. Matching is case-insensitive.
+//! A pattern is read the way that errs on the safe side for its list:
+//!
+//! - **deny and ask** match generously: keys and values case-insensitively, and `*`, `?` and
+//!   `[…]` cross `/`. For the shell tool's `cmd`, the pattern is tested against the whole line
+//!   and against every command in it ([`CommandLine::forms`]: through pipes, lists,
+//!   substitutions, wrappers such as `env`, `sudo` or `bash -c`, and with the program's
+//!   directory stripped); a line whose program cannot be told before it runs matches every
+//!   shell deny or ask pattern. Such a rule never matches less than docker-agent's.
+//! - **allow** matches strictly: keys exactly, values case-sensitively with Go's
+//!   `filepath.Match` semantics (`*` and `?` do not cross `/`), never a value with a `..` path
+//!   component the pattern does not spell. For the shell tool's `cmd`, a line is allowed only
+//!   when each of its simple commands is allowed on its own ([`CommandLine::units`]), a
+//!   wildcard never stands for shell syntax (`$`, `` ` ``, `;`, `&`, `|`, `<`, `>`, `(`, `)`,
+//!   newline), and nothing in the line substitutes or redirects; a pattern without wildcards
+//!   equal to the whole line allows exactly that line.
+//!
+//! In both, a trailing `*` after a prefix with no other glob characters is a plain prefix test
+//! (`sudo*` matches `sudo rm -rf /`), as in docker-agent.
+
+use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
+use tether_shell_safety::CommandLine;
 
 /// `allow`, `ask` and `deny` lists, checked deny first, then allow, then ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -21,6 +39,13 @@ pub enum PermissionVerdict {
     Ask,
     Deny,
 }
+
+/// The tool whose `cmd` is a shell line.
+const SHELL_TOOL: &str = "shell";
+const SHELL_KEY: &str = "cmd";
+
+/// Characters a wildcard of a shell allow pattern never stands for.
+const SHELL_SYNTAX: &[char] = &['$', '`', ';', '&', '|', '<', '>', '(', ')', '\n', '\r'];
 
 impl Permissions {
     pub fn is_empty(&self) -> bool {
@@ -39,15 +64,12 @@ impl Permissions {
         tools: &[&str],
         args: &Map<String, Value>,
     ) -> Option<PermissionVerdict> {
-        let any = |list: &[PermissionPattern]| {
-            list.iter()
-                .any(|p| tools.iter().any(|tool| p.matches(tool, args)))
-        };
-        if any(&self.deny) {
+        let call = Call::new(args);
+        if any_denies(&self.deny, tools, &call) {
             Some(PermissionVerdict::Deny)
-        } else if any(&self.allow) {
+        } else if allowed(&self.allow, tools, &call) {
             Some(PermissionVerdict::Allow)
-        } else if any(&self.ask) {
+        } else if any_denies(&self.ask, tools, &call) {
             Some(PermissionVerdict::Ask)
         } else {
             None
@@ -60,6 +82,84 @@ impl Permissions {
         self.ask.extend(other.ask);
         self.deny.extend(other.deny);
     }
+}
+
+/// Whether `patterns`, read as allow rules, allow the call (see the module doc); for the
+/// session's own approvals as for the `allow` list.
+pub fn approvals_allow(patterns: &[PermissionPattern], tools: &[&str], args: &Map<String, Value>) -> bool {
+    allowed(patterns, tools, &Call::new(args))
+}
+
+/// One call's arguments, with its shell line parsed at most once.
+struct Call<'a> {
+    args: &'a Map<String, Value>,
+    line: OnceCell<Option<CommandLine>>,
+}
+
+impl<'a> Call<'a> {
+    fn new(args: &'a Map<String, Value>) -> Self {
+        Self {
+            args,
+            line: OnceCell::new(),
+        }
+    }
+
+    /// The parsed `cmd` of a shell call.
+    fn line(&self, tool: &str) -> Option<&CommandLine> {
+        if tool != SHELL_TOOL {
+            return None;
+        }
+        self.line
+            .get_or_init(|| {
+                self.args
+                    .get(SHELL_KEY)
+                    .and_then(Value::as_str)
+                    .map(CommandLine::parse)
+            })
+            .as_ref()
+    }
+}
+
+fn any_denies(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> bool {
+    patterns
+        .iter()
+        .any(|p| tools.iter().any(|tool| p.denies(tool, call)))
+}
+
+fn allowed(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> bool {
+    // Keys that differ only in case leave it open which one a tool reads.
+    if has_case_twins(call.args) {
+        return false;
+    }
+    tools.iter().any(|tool| {
+        let Some(line) = call.line(tool) else {
+            return patterns.iter().any(|p| p.allows(tool, call.args, None));
+        };
+        let whole = call.args.get(SHELL_KEY).and_then(Value::as_str).unwrap_or("");
+        let outright = patterns.iter().any(|p| {
+            (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None))
+                || p.allows_exactly(tool, call.args, whole)
+        });
+        // Otherwise every simple command must be allowed by some pattern on its own.
+        outright
+            || line.units().is_some_and(|units| {
+                !units.is_empty()
+                    && units.iter().all(|unit| {
+                        patterns
+                            .iter()
+                            .any(|p| p.allows(tool, call.args, Some(unit)))
+                    })
+            })
+    })
+}
+
+fn has_case_twins(args: &Map<String, Value>) -> bool {
+    let keys: Vec<&String> = args.keys().collect();
+    keys.iter().enumerate().any(|(i, a)| {
+        keys[i + 1..]
+            .iter()
+            .any(|b| a.len() == b.len() && a.eq_ignore_ascii_case(b))
+    })
 }
 
 /// One parsed pattern.
@@ -79,9 +179,7 @@ impl PermissionPattern {
         let mut args = Vec::new();
         for segment in source.split(':') {
             match segment.split_once('=') {
-                Some((key, value)) => {
-                    args.push((key.to_lowercase(), Glob::parse(value)?));
-                }
+                Some((key, value)) => args.push((key.to_owned(), Glob::parse(value)?)),
                 // Segments without `=` name the tool until the first argument condition.
                 None if args.is_empty() => tool_parts.push(segment),
                 None => {}
@@ -94,14 +192,46 @@ impl PermissionPattern {
         })
     }
 
-    /// Tool glob matches and every argument condition holds (a missing argument never does).
-    pub fn matches(&self, tool: &str, args: &Map<String, Value>) -> bool {
-        self.tool.matches(tool)
+    /// Read as a deny or ask rule: the tool glob matches and every argument condition holds
+    /// for some argument whose key matches case-insensitively (a missing argument never does).
+    fn denies(&self, tool: &str, call: &Call<'_>) -> bool {
+        self.tool.matches(tool, Mode::Generous)
             && self.args.iter().all(|(key, glob)| {
-                args.iter()
-                    .find(|(k, _)| k.to_lowercase() == *key)
-                    .is_some_and(|(_, v)| glob.matches(&stringify(v)))
+                call.args
+                    .iter()
+                    .filter(|(k, _)| k.eq_ignore_ascii_case(key))
+                    .any(|(k, v)| match call.line(tool) {
+                        Some(line) if k.eq_ignore_ascii_case(SHELL_KEY) && v.is_string() => {
+                            line.is_opaque()
+                                || line.forms().iter().any(|f| glob.matches(f, Mode::Generous))
+                        }
+                        _ => glob.matches(&stringify(v), Mode::Generous),
+                    })
             })
+    }
+
+    /// Read as an allow rule, with `unit` (one simple command) standing for a shell call's
+    /// `cmd`: keys match exactly and values strictly.
+    fn allows(&self, tool: &str, args: &Map<String, Value>, unit: Option<&str>) -> bool {
+        self.tool.matches(tool, Mode::Generous)
+            && self.args.iter().all(|(key, glob)| match (unit, key.as_str()) {
+                (Some(unit), SHELL_KEY) => glob.matches(unit, Mode::StrictShell),
+                _ => args
+                    .get(key)
+                    .is_some_and(|v| glob.matches(&stringify(v), Mode::Strict)),
+            })
+    }
+
+    /// A shell allow rule whose `cmd` has no wildcard and equals the whole line.
+    fn allows_exactly(&self, tool: &str, args: &Map<String, Value>, line: &str) -> bool {
+        self.args
+            .iter()
+            .any(|(key, glob)| key == SHELL_KEY && glob.is_literal(line))
+            && self.allows(tool, args, None)
+    }
+
+    fn has_key(&self, key: &str) -> bool {
+        self.args.iter().any(|(k, _)| k == key)
     }
 }
 
@@ -130,34 +260,81 @@ fn stringify(v: &Value) -> String {
     }
 }
 
-/// A compiled, lower-cased glob.
+/// How a glob is matched (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Deny and ask: case-insensitive, wildcards cross `/`.
+    Generous,
+    /// Allow: case-sensitive, wildcards stop at `/`, no unspelled `..`.
+    Strict,
+    /// Allow for one shell command: [`Mode::Strict`], and wildcards never stand for shell
+    /// syntax.
+    StrictShell,
+}
+
+/// A compiled glob, kept as written and lower-cased.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Glob {
     pattern: Vec<char>,
+    lower: Vec<char>,
     /// `Some(prefix)` when the pattern is `prefix*` with no other glob characters.
     prefix: Option<String>,
+    /// The pattern spells a `..` path component itself.
+    climbs: bool,
 }
 
 impl Glob {
     fn parse(source: &str) -> Result<Self, String> {
-        let lower = source.to_lowercase();
-        let pattern: Vec<char> = lower.chars().collect();
+        let pattern: Vec<char> = source.chars().collect();
         validate(&pattern).map_err(|e| format!("invalid glob `{source}`: {e}"))?;
-        let prefix = lower
+        let prefix = source
             .strip_suffix('*')
             .filter(|p| !p.contains(['*', '?', '[', '\\']))
             .map(str::to_owned);
-        Ok(Self { pattern, prefix })
+        Ok(Self {
+            lower: source.to_lowercase().chars().collect(),
+            pattern,
+            prefix,
+            climbs: has_parent_component(source),
+        })
     }
 
-    fn matches(&self, text: &str) -> bool {
-        let lower = text.to_lowercase();
-        if let Some(prefix) = &self.prefix {
-            return lower.starts_with(prefix.as_str());
-        }
-        let text: Vec<char> = lower.chars().collect();
-        glob_match(&self.pattern, &text)
+    /// No glob characters, and the text is exactly `text`.
+    fn is_literal(&self, text: &str) -> bool {
+        !self.pattern.iter().any(|c| matches!(c, '*' | '?' | '[' | '\\'))
+            && self.pattern.iter().copied().eq(text.chars())
     }
+
+    fn matches(&self, text: &str, mode: Mode) -> bool {
+        match mode {
+            Mode::Generous => {
+                let lower = text.to_lowercase();
+                if let Some(prefix) = &self.prefix {
+                    return lower.starts_with(&prefix.to_lowercase());
+                }
+                let text: Vec<char> = lower.chars().collect();
+                glob_match(&self.lower, &text, mode)
+            }
+            Mode::Strict | Mode::StrictShell => {
+                if !self.climbs && has_parent_component(text) {
+                    return false;
+                }
+                if let Some(prefix) = &self.prefix {
+                    return text.strip_prefix(prefix.as_str()).is_some_and(|rest| {
+                        mode == Mode::Strict || !rest.contains(SHELL_SYNTAX)
+                    });
+                }
+                let text: Vec<char> = text.chars().collect();
+                glob_match(&self.pattern, &text, mode)
+            }
+        }
+    }
+}
+
+/// Whether `text` has a `..` component (`..`, `../x`, `x/..`, `x/../y`, also after spaces).
+fn has_parent_component(text: &str) -> bool {
+    text.split(|c: char| c == '/' || c.is_whitespace() || c == '=')
+        .any(|part| part == "..")
 }
 
 fn validate(p: &[char]) -> Result<(), &'static str> {
@@ -221,7 +398,16 @@ fn class_matches(class: &[char], c: char) -> bool {
     hit != negated
 }
 
-fn glob_match(p: &[char], t: &[char]) -> bool {
+/// Whether a wildcard (`*`, `?`, a class) may stand for `c` in `mode`.
+fn wild(c: char, mode: Mode) -> bool {
+    match mode {
+        Mode::Generous => true,
+        Mode::Strict => c != '/',
+        Mode::StrictShell => c != '/' && !SHELL_SYNTAX.contains(&c),
+    }
+}
+
+fn glob_match(p: &[char], t: &[char], mode: Mode) -> bool {
     let (mut pi, mut ti) = (0, 0);
     // Backtrack point for the last `*`: (pattern index after it, text index it consumed to).
     let mut star: Option<(usize, usize)> = None;
@@ -232,9 +418,11 @@ fn glob_match(p: &[char], t: &[char]) -> bool {
                 pi += 1;
                 continue;
             }
-            Some('?') if t[ti] != '/' => Some(pi + 1),
+            Some('?') if wild(t[ti], mode) => Some(pi + 1),
             Some('[') => match class_end(p, pi) {
-                Some(end) if t[ti] != '/' && class_matches(&p[pi + 1..end - 1], t[ti]) => Some(end),
+                Some(end) if wild(t[ti], mode) && class_matches(&p[pi + 1..end - 1], t[ti]) => {
+                    Some(end)
+                }
                 _ => None,
             },
             Some('\\') if p.get(pi + 1) == Some(&t[ti]) => Some(pi + 2),
@@ -247,8 +435,7 @@ fn glob_match(p: &[char], t: &[char]) -> bool {
                 ti += 1;
             }
             None => match star {
-                // `*` never crosses `/`.
-                Some((sp, st)) if t[st] != '/' => {
+                Some((sp, st)) if wild(t[st], mode) => {
                     star = Some((sp, st + 1));
                     pi = sp;
                     ti = st + 1;
@@ -261,129 +448,5 @@ fn glob_match(p: &[char], t: &[char]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn args(v: Value) -> Map<String, Value> {
-        v.as_object().cloned().unwrap_or_default()
-    }
-
-    #[test]
-    fn pattern_table() {
-        let cases: &[(&str, &str, Value, bool)] = &[
-            ("read_*", "read_file", json!({}), true),
-            ("read_*", "write_file", json!({}), false),
-            ("READ_FILE", "read_file", json!({}), true),
-            (
-                "shell:cmd=ls*",
-                "shell",
-                json!({"cmd": "ls -la /tmp"}),
-                true,
-            ),
-            ("shell:cmd=ls*", "shell", json!({"cmd": "rm -rf /"}), false),
-            ("shell:cmd=ls*", "shell", json!({}), false),
-            (
-                "shell:cmd=ls*:cwd=.",
-                "shell",
-                json!({"cmd": "ls", "cwd": "."}),
-                true,
-            ),
-            (
-                "shell:cmd=ls*:cwd=.",
-                "shell",
-                json!({"cmd": "ls", "cwd": "/"}),
-                false,
-            ),
-            (
-                "shell:cmd=*sudo*",
-                "shell",
-                json!({"cmd": "echo x; sudo rm"}),
-                true,
-            ),
-            ("sudo*", "sudo rm -rf /", json!({}), true),
-            (
-                "edit_file:path=/etc/*",
-                "edit_file",
-                json!({"path": "/etc/passwd"}),
-                true,
-            ),
-            (
-                "edit_file:path=/etc/*",
-                "edit_file",
-                json!({"path": "/etc/ssh/config"}),
-                true,
-            ),
-            (
-                "edit_file:path=/etc/*.conf",
-                "edit_file",
-                json!({"path": "/etc/a.conf"}),
-                true,
-            ),
-            (
-                "edit_file:path=/etc/*.conf",
-                "edit_file",
-                json!({"path": "/etc/ssh/a.conf"}),
-                false,
-            ),
-            ("mcp:github:*", "mcp:github:create_issue", json!({}), true),
-            ("mcp:github:*", "mcp:gitlab:create_issue", json!({}), false),
-            ("*", "anything", json!({}), true),
-            ("shell:timeout=30", "shell", json!({"timeout": 30}), true),
-            ("shell:timeout=3?", "shell", json!({"timeout": 31.5}), false),
-            ("[rw]ead_file", "read_file", json!({}), true),
-            ("[^r]ead_file", "read_file", json!({}), false),
-            ("?ead_file", "read_file", json!({}), true),
-            (
-                "shell:cmd=git *:ignored",
-                "shell",
-                json!({"cmd": "git status"}),
-                true,
-            ),
-        ];
-        for (pattern, tool, a, want) in cases {
-            let p = PermissionPattern::parse(pattern).unwrap();
-            assert_eq!(
-                p.matches(tool, &args(a.clone())),
-                *want,
-                "{pattern} vs {tool} {a}"
-            );
-        }
-    }
-
-    #[test]
-    fn invalid_globs_are_errors() {
-        assert_eq!(
-            PermissionPattern::parse("read_[abc").unwrap_err(),
-            "invalid glob `read_[abc`: unclosed `[`"
-        );
-        assert_eq!(
-            PermissionPattern::parse("  ").unwrap_err(),
-            "empty permission pattern"
-        );
-    }
-
-    #[test]
-    fn deny_beats_allow_beats_ask() {
-        let p = |s: &str| PermissionPattern::parse(s).unwrap();
-        let perms = Permissions {
-            allow: vec![p("shell")],
-            ask: vec![p("*")],
-            deny: vec![p("shell:cmd=*sudo*")],
-        };
-        let a = |cmd: &str| args(json!({ "cmd": cmd }));
-        assert_eq!(
-            perms.check("shell", &a("sudo ls")),
-            Some(PermissionVerdict::Deny)
-        );
-        assert_eq!(
-            perms.check("shell", &a("ls")),
-            Some(PermissionVerdict::Allow)
-        );
-        assert_eq!(
-            perms.check("read_file", &a("")),
-            Some(PermissionVerdict::Ask)
-        );
-        assert_eq!(Permissions::default().check("x", &a("")), None);
-    }
-}
+#[path = "permissions_tests.rs"]
+mod tests;

@@ -368,11 +368,7 @@ impl Runtime {
             let denial = format!("Tool '{name}' is denied by permissions configuration.");
             return v.deny("team_permissions_deny", String::new(), denial, None);
         }
-        if session
-            .approved_tools
-            .iter()
-            .any(|p| names.iter().any(|n| p.matches(n, &v.arguments)))
-        {
+        if tether_config::approvals_allow(&session.approved_tools, names, &v.arguments) {
             return v.end(Decision::Allow, "session_permissions_allow");
         }
         if rules == Some(PermissionVerdict::Allow) {

@@ -17,6 +17,7 @@
 //! nesting too deep) asks for confirmation.
 
 mod analyzer;
+mod commands;
 mod findings;
 mod parser;
 mod paths;
@@ -30,6 +31,7 @@ mod wrappers;
 
 use std::fmt;
 
+pub use commands::CommandLine;
 pub use plain::plain_words;
 
 /// The reason text of a confirmation that no destructive rule explains (same text as the

@@ -1,0 +1,302 @@
+use proptest::prelude::*;
+use serde_json::json;
+
+use super::*;
+
+fn args(v: Value) -> Map<String, Value> {
+    v.as_object().cloned().unwrap_or_default()
+}
+
+fn list(patterns: &[&str]) -> Vec<PermissionPattern> {
+    patterns
+        .iter()
+        .map(|p| PermissionPattern::parse(p).unwrap())
+        .collect()
+}
+
+/// How `pattern` decides the call as the only deny rule and as the only allow rule.
+fn verdicts(pattern: &str, tool: &str, a: &Value) -> (bool, bool) {
+    let a = args(a.clone());
+    let deny = Permissions {
+        deny: list(&[pattern]),
+        ..Permissions::default()
+    };
+    let allow = Permissions {
+        allow: list(&[pattern]),
+        ..Permissions::default()
+    };
+    (
+        deny.check(tool, &a) == Some(PermissionVerdict::Deny),
+        allow.check(tool, &a) == Some(PermissionVerdict::Allow),
+    )
+}
+
+#[test]
+fn pattern_table() {
+    // (pattern, tool, arguments, matches as deny, matches as allow)
+    let cases: &[(&str, &str, Value, bool, bool)] = &[
+        ("read_*", "read_file", json!({}), true, true),
+        ("read_*", "write_file", json!({}), false, false),
+        ("READ_FILE", "read_file", json!({}), true, true),
+        ("shell:cmd=ls*", "shell", json!({"cmd": "ls -la /tmp"}), true, true),
+        ("shell:cmd=ls*", "shell", json!({"cmd": "rm -rf /"}), false, false),
+        ("shell:cmd=ls*", "shell", json!({}), false, false),
+        ("shell:cmd=ls*:cwd=.", "shell", json!({"cmd": "ls", "cwd": "."}), true, true),
+        ("shell:cmd=ls*:cwd=.", "shell", json!({"cmd": "ls", "cwd": "/"}), false, false),
+        ("shell:cmd=*sudo*", "shell", json!({"cmd": "echo x; sudo rm"}), true, false),
+        ("sudo*", "sudo rm -rf /", json!({}), true, true),
+        ("edit_file:path=/etc/*", "edit_file", json!({"path": "/etc/passwd"}), true, true),
+        ("edit_file:path=/etc/*", "edit_file", json!({"path": "/etc/ssh/config"}), true, true),
+        ("edit_file:path=/etc/*.conf", "edit_file", json!({"path": "/etc/a.conf"}), true, true),
+        // Deny crosses `/`; allow does not.
+        ("edit_file:path=/etc/*.conf", "edit_file", json!({"path": "/etc/ssh/a.conf"}), true, false),
+        ("mcp:github:*", "mcp:github:create_issue", json!({}), true, true),
+        ("mcp:github:*", "mcp:gitlab:create_issue", json!({}), false, false),
+        ("*", "anything", json!({}), true, true),
+        ("shell:timeout=30", "shell", json!({"timeout": 30}), true, true),
+        ("shell:timeout=3?", "shell", json!({"timeout": 31.5}), false, false),
+        ("[rw]ead_file", "read_file", json!({}), true, true),
+        ("[^r]ead_file", "read_file", json!({}), false, false),
+        ("?ead_file", "read_file", json!({}), true, true),
+        ("shell:cmd=git *:ignored", "shell", json!({"cmd": "git status"}), true, true),
+        // Values: deny ignores case, allow does not.
+        ("shell:cmd=rm *", "shell", json!({"cmd": "RM -rf x"}), true, false),
+        ("shell:cmd=git status", "shell", json!({"cmd": "GIT STATUS"}), true, false),
+        // Keys: deny ignores case, allow does not.
+        ("shell:CMD=rm *", "shell", json!({"cmd": "rm -rf x"}), true, false),
+        // An allow never covers a `..` it does not spell.
+        ("read_file:path=/home/me/proj/*", "read_file", json!({"path": "/home/me/proj/../secret"}), true, false),
+        ("read_file:path=/home/me/proj*", "read_file", json!({"path": "/home/me/proj/../../etc/shadow"}), true, false),
+        ("read_file:path=/home/me/proj/../x", "read_file", json!({"path": "/home/me/proj/../x"}), true, true),
+    ];
+    for (pattern, tool, a, deny, allow) in cases {
+        assert_eq!(
+            verdicts(pattern, tool, a),
+            (*deny, *allow),
+            "{pattern} vs {tool} {a}"
+        );
+    }
+}
+
+#[test]
+fn shell_deny_rules_match_every_command_in_the_line() {
+    let denied = |pattern: &str, cmd: &str| verdicts(pattern, "shell", &json!({ "cmd": cmd })).0;
+    for cmd in [
+        "sudo cat /etc/shadow",
+        "cd /; sudo id",
+        "echo x; sudo rm -rf /",
+        "ls | sudo tee /etc/x",
+    ] {
+        assert!(denied("shell:cmd=*sudo*", cmd), "{cmd}");
+        assert!(denied("shell:cmd=sudo *", cmd), "{cmd}");
+    }
+    for cmd in [
+        "rm -rf victim",
+        "/bin/rm -rf victim",
+        "env rm -rf victim",
+        "x; rm -rf victim",
+        "echo $(rm -rf victim)",
+        "echo `rm -rf victim`",
+        "bash -c 'rm -rf victim'",
+        "command rm -rf victim",
+        "xargs rm -rf < list",
+        "find . -exec rm -rf {} +",
+        "'rm' -rf victim",
+        "$X -rf victim",
+        "if true; then rm -rf victim; fi",
+    ] {
+        assert!(denied("shell:cmd=rm *", cmd), "{cmd}");
+    }
+    for cmd in ["ls -la", "echo rm", "git rm --cached x", "grep -r 'rm ' ."] {
+        assert!(!denied("shell:cmd=rm *", cmd), "{cmd}");
+    }
+}
+
+#[test]
+fn shell_allow_rules_cover_each_command_or_nothing() {
+    let perms = Permissions {
+        allow: list(&[
+            "shell:cmd=npm run test*",
+            "shell:cmd=git status",
+            "shell:cmd=git diff*",
+            "shell:cmd=make > build.log 2>&1",
+        ]),
+        ..Permissions::default()
+    };
+    let allowed = |cmd: &str| {
+        perms.check("shell", &args(json!({ "cmd": cmd }))) == Some(PermissionVerdict::Allow)
+    };
+    for cmd in [
+        "npm run test",
+        "npm run test --watch",
+        "git status && git diff HEAD",
+        "git status; npm run test | git diff",
+        "make > build.log 2>&1",
+    ] {
+        assert!(allowed(cmd), "{cmd}");
+    }
+    for cmd in [
+        "npm run test; rm -rf victim",
+        "npm run test && rm -rf victim",
+        "npm run test | sh",
+        "npm run test $(rm -rf victim)",
+        "npm run test `rm -rf victim`",
+        "npm run test > /etc/passwd",
+        "npm run test 'a;b'",
+        "npm run test --x=$(id)",
+        "PATH=. npm run test",
+        "npm run test\nrm -rf victim",
+        "git status; X=1",
+        "make > other.log 2>&1",
+        "GIT STATUS",
+    ] {
+        assert!(!allowed(cmd), "{cmd}");
+    }
+    // A rule without a `cmd` condition allows every line.
+    let any = Permissions {
+        allow: list(&["shell"]),
+        ..Permissions::default()
+    };
+    assert_eq!(
+        any.check("shell", &args(json!({"cmd": "echo $(date) > x"}))),
+        Some(PermissionVerdict::Allow)
+    );
+}
+
+#[test]
+fn keys_that_differ_only_in_case_are_never_allowed() {
+    let perms = Permissions {
+        allow: list(&["shell:cmd=git status", "shell:CMD=git status"]),
+        ..Permissions::default()
+    };
+    let a = args(json!({"CMD": "git status", "cmd": "rm -rf victim"}));
+    assert_eq!(perms.check("shell", &a), None);
+    let deny = Permissions {
+        deny: list(&["shell:cmd=rm *"]),
+        ..Permissions::default()
+    };
+    assert_eq!(deny.check("shell", &a), Some(PermissionVerdict::Deny));
+}
+
+#[test]
+fn invalid_globs_are_errors() {
+    assert_eq!(
+        PermissionPattern::parse("read_[abc").unwrap_err(),
+        "invalid glob `read_[abc`: unclosed `[`"
+    );
+    assert_eq!(
+        PermissionPattern::parse("  ").unwrap_err(),
+        "empty permission pattern"
+    );
+}
+
+#[test]
+fn deny_beats_allow_beats_ask() {
+    let perms = Permissions {
+        allow: list(&["shell"]),
+        ask: list(&["*"]),
+        deny: list(&["shell:cmd=*sudo*"]),
+    };
+    let a = |cmd: &str| args(json!({ "cmd": cmd }));
+    assert_eq!(
+        perms.check("shell", &a("sudo ls")),
+        Some(PermissionVerdict::Deny)
+    );
+    assert_eq!(
+        perms.check("shell", &a("ls")),
+        Some(PermissionVerdict::Allow)
+    );
+    assert_eq!(
+        perms.check("read_file", &a("")),
+        Some(PermissionVerdict::Ask)
+    );
+    assert_eq!(Permissions::default().check("x", &a("")), None);
+}
+
+/// docker-agent's matcher, written independently: Go's `filepath.Match` (wildcards stop at
+/// `/`) as a regex, case-insensitive, with its trailing-`*` prefix rule.
+fn docker_agent_matches(pattern: &str, text: &str) -> bool {
+    let (pattern, text) = (pattern.to_lowercase(), text.to_lowercase());
+    if let Some(prefix) = pattern.strip_suffix('*')
+        && !prefix.contains(['*', '?', '[', '\\'])
+    {
+        return text.starts_with(prefix);
+    }
+    let mut re = String::from("^");
+    for c in pattern.chars() {
+        match c {
+            '*' => re.push_str("[^/]*"),
+            '?' => re.push_str("[^/]"),
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).is_ok_and(|r| r.is_match(&text))
+}
+
+proptest! {
+    #[test]
+    fn a_deny_pattern_never_matches_less_than_docker_agents(
+        pattern in "[ab/ *?R-]{1,8}",
+        fills in prop::collection::vec("[ab rR-]{0,4}", 8),
+        upper in any::<bool>(),
+    ) {
+        // The text instantiates the pattern (each wildcard filled), so most cases match.
+        let mut fill = fills.iter();
+        let mut text: String = pattern
+            .chars()
+            .map(|c| match c {
+                '*' => fill.next().cloned().unwrap_or_default(),
+                '?' => "a".to_owned(),
+                c => c.to_string(),
+            })
+            .collect();
+        if upper {
+            text = text.to_uppercase();
+        }
+        if docker_agent_matches(&pattern, &text) {
+            for (tool, key) in [("read_file", "path"), ("shell", "cmd")] {
+                let perms = Permissions {
+                    deny: list(&[&format!("{tool}:{key}={pattern}")]),
+                    ..Permissions::default()
+                };
+                let a = args(json!({ key: text }));
+                prop_assert_eq!(
+                    perms.check(tool, &a),
+                    Some(PermissionVerdict::Deny),
+                    "{} {:?} {:?}",
+                    tool,
+                    pattern,
+                    text
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_shell_allow_rule_never_allows_a_command_it_does_not_cover(
+        covered in prop::collection::vec("[a-z0-9 .=-]{0,10}", 0..3),
+        other in "(rm -rf victim|curl x|sh|python3 -c x|/bin/rm y|env rm z)",
+        join in prop::sample::select(vec![
+            "; {o}", " && {o}", " || {o}", " | {o}", " & {o}", "\n{o}",
+            " $({o})", " `{o}`", " <({o})", " >({o})", " \"$({o})\"", "; bash -c '{o}'",
+            "; (cd /; {o})", "; if true; then {o}; fi", "; for i in 1; do {o}; done",
+            "; f() {{ {o}; }}; f",
+        ]),
+        before in any::<bool>(),
+    ) {
+        let allowed_line = format!("npm run test {}", covered.join(" "));
+        let tail = join.replace("{o}", &other);
+        let line = if before {
+            format!("{other}; {allowed_line}")
+        } else {
+            format!("{allowed_line}{tail}")
+        };
+        let perms = Permissions {
+            allow: list(&["shell:cmd=npm run test*", "shell:cmd=echo *"]),
+            ..Permissions::default()
+        };
+        let a = args(json!({ "cmd": line }));
+        prop_assert_ne!(perms.check("shell", &a), Some(PermissionVerdict::Allow), "{}", line);
+    }
+}
