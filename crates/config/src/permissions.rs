@@ -86,7 +86,11 @@ impl Permissions {
 
 /// Whether `patterns`, read as allow rules, allow the call (see the module doc); for the
 /// session's own approvals as for the `allow` list.
-pub fn approvals_allow(patterns: &[PermissionPattern], tools: &[&str], args: &Map<String, Value>) -> bool {
+pub fn approvals_allow(
+    patterns: &[PermissionPattern],
+    tools: &[&str],
+    args: &Map<String, Value>,
+) -> bool {
     allowed(patterns, tools, &Call::new(args))
 }
 
@@ -135,7 +139,11 @@ fn allowed(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> b
         let Some(line) = call.line(tool) else {
             return patterns.iter().any(|p| p.allows(tool, call.args, None));
         };
-        let whole = call.args.get(SHELL_KEY).and_then(Value::as_str).unwrap_or("");
+        let whole = call
+            .args
+            .get(SHELL_KEY)
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let outright = patterns.iter().any(|p| {
             (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None))
                 || p.allows_exactly(tool, call.args, whole)
@@ -214,12 +222,15 @@ impl PermissionPattern {
     /// `cmd`: keys match exactly and values strictly.
     fn allows(&self, tool: &str, args: &Map<String, Value>, unit: Option<&str>) -> bool {
         self.tool.matches(tool, Mode::Generous)
-            && self.args.iter().all(|(key, glob)| match (unit, key.as_str()) {
-                (Some(unit), SHELL_KEY) => glob.matches(unit, Mode::StrictShell),
-                _ => args
-                    .get(key)
-                    .is_some_and(|v| glob.matches(&stringify(v), Mode::Strict)),
-            })
+            && self
+                .args
+                .iter()
+                .all(|(key, glob)| match (unit, key.as_str()) {
+                    (Some(unit), SHELL_KEY) => glob.matches(unit, Mode::StrictShell),
+                    _ => args
+                        .get(key)
+                        .is_some_and(|v| glob.matches(&stringify(v), Mode::Strict)),
+                })
     }
 
     /// A shell allow rule whose `cmd` has no wildcard and equals the whole line.
@@ -301,7 +312,10 @@ impl Glob {
 
     /// No glob characters, and the text is exactly `text`.
     fn is_literal(&self, text: &str) -> bool {
-        !self.pattern.iter().any(|c| matches!(c, '*' | '?' | '[' | '\\'))
+        !self
+            .pattern
+            .iter()
+            .any(|c| matches!(c, '*' | '?' | '[' | '\\'))
             && self.pattern.iter().copied().eq(text.chars())
     }
 
@@ -320,9 +334,9 @@ impl Glob {
                     return false;
                 }
                 if let Some(prefix) = &self.prefix {
-                    return text.strip_prefix(prefix.as_str()).is_some_and(|rest| {
-                        mode == Mode::Strict || !rest.contains(SHELL_SYNTAX)
-                    });
+                    return text
+                        .strip_prefix(prefix.as_str())
+                        .is_some_and(|rest| mode == Mode::Strict || !rest.contains(SHELL_SYNTAX));
                 }
                 let text: Vec<char> = text.chars().collect();
                 glob_match(&self.pattern, &text, mode)

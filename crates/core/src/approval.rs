@@ -2,6 +2,9 @@
 //! and `tether hooks decide` use it, so they cannot disagree. The steps, in order (see
 //! docs/design.md, "The approval ladder"):
 //!
+//! 0. the arguments must be a JSON object with only keys the tool declares, none twice in
+//!    different case (a hook's rewrite is checked again), so that every later step and the
+//!    tool read the same object,
 //! 1. `tool_input_transform` hooks rewrite the arguments, one after another (under `--yolo`
 //!    too); every later step sees the rewritten call,
 //! 2. `tool_guard` hooks: deny ends here in every mode; ask makes any later allow a question,
@@ -31,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::AgentRuntime;
 use crate::session::Session;
 use crate::setup::Runtime;
-use crate::tool_call::{Target, arguments};
+use crate::tool_call::Target;
 use crate::{Confirmation, ConfirmationRequest};
 
 /// What the chain decided for one call.
@@ -83,6 +86,23 @@ pub struct Verdict {
     pub dispatches: Vec<HookResult>,
     /// The model's text for a denied call.
     denial: String,
+}
+
+/// The `approval_source` of a call whose arguments do not fit the tool.
+const INVALID_ARGUMENTS: &str = "invalid_arguments";
+
+/// Arguments the runtime adds to a tool's own: `add_description_parameter`'s `description`.
+fn extra_arguments(agent: &AgentRuntime, target: Target<'_>) -> &'static [&'static str] {
+    if agent.toolbox.describe_calls && !crate::toolbox::owns_why(target.def) {
+        &[crate::toolbox::WHY]
+    } else {
+        &[]
+    }
+}
+
+/// The model's text when a hook's rewrite left arguments the tool does not take.
+fn rewritten(e: &tether_tools::ToolError) -> String {
+    format!("A hook rewrote the tool call's arguments into ones the tool does not take: {e}")
 }
 
 fn with_reason(base: &str, reason: &str) -> String {
@@ -231,11 +251,12 @@ impl Runtime {
         } else {
             &[name, target.qualified]
         };
+        let parsed = tether_tools::parse_arguments(name, &call.function.arguments);
         let mut v = Verdict {
             decision: Decision::Ask,
             source: "user_confirmation",
             reason: String::new(),
-            arguments: arguments(call),
+            arguments: parsed.clone().unwrap_or_default(),
             metadata: BTreeMap::new(),
             blocked: None,
             dispatches: Vec::new(),
@@ -247,6 +268,11 @@ impl Runtime {
             mode,
             cancel,
         };
+        // 0. The arguments, before any rule or hook reads them.
+        let extra = extra_arguments(agent, target);
+        if let Err(e) = parsed.and_then(|a| tether_tools::check_arguments(target.def, &a, extra)) {
+            return v.deny(INVALID_ARGUMENTS, String::new(), e.to_string(), None);
+        }
 
         // 1. tool_input_transform: rewrites the arguments every later step sees (--yolo too).
         if agent
@@ -266,6 +292,9 @@ impl Runtime {
             if let Some(updates) = &r.updated_input {
                 for (k, value) in updates {
                     v.arguments.insert(k.clone(), value.clone());
+                }
+                if let Err(e) = tether_tools::check_arguments(target.def, &v.arguments, extra) {
+                    return v.deny(INVALID_ARGUMENTS, String::new(), rewritten(&e), None);
                 }
             }
             if !r.allowed {
@@ -394,6 +423,15 @@ impl Runtime {
                     .await;
                 let o = PreToolUseOutcome::of(&r);
                 o.apply(&mut v.arguments);
+                if o.updated_input.is_some()
+                    && let Err(e) = tether_tools::check_arguments(
+                        target.def,
+                        &v.arguments,
+                        extra_arguments(agent, target),
+                    )
+                {
+                    return v.deny(INVALID_ARGUMENTS, String::new(), rewritten(&e), None);
+                }
                 match o.verdict {
                     ToolVerdict::Deny { reason, hook } => {
                         let denial = format!("Tool call blocked by hook: {reason}");

@@ -248,7 +248,11 @@ fn plain_units(line: &str, script: &Script<'_>) -> Option<Vec<String>> {
         return None;
     }
     let harmless = script.redirects.iter().all(|r| match r.op {
-        RedirectOp::Duplicate => r.target.text.chars().all(|c| c.is_ascii_digit() || c == '-'),
+        RedirectOp::Duplicate => r
+            .target
+            .text
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '-'),
         RedirectOp::Write | RedirectOp::Append => {
             !r.target.opaque && paths::is_harmless_sink(&r.target.text)
         }

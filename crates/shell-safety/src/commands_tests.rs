@@ -49,7 +49,10 @@ fn every_command_is_seen_wherever_it_is_written() {
 
 #[test]
 fn the_whole_line_is_always_a_form() {
-    assert_eq!(CommandLine::parse("  ls -la  ").forms()[..2], ["  ls -la  ", "ls -la"]);
+    assert_eq!(
+        CommandLine::parse("  ls -la  ").forms()[..2],
+        ["  ls -la  ", "ls -la"]
+    );
     assert!(has_form("git status && git diff", "git status && git diff"));
 }
 
@@ -65,7 +68,12 @@ fn computed_programs_and_unreadable_lines_are_opaque() {
     ] {
         assert!(CommandLine::parse(line).is_opaque(), "{line:?}");
     }
-    for line in ["ls -la", "git status; git diff", "echo $(echo rm) x", "rm \"$f\""] {
+    for line in [
+        "ls -la",
+        "git status; git diff",
+        "echo $(echo rm) x",
+        "rm \"$f\"",
+    ] {
         assert!(!CommandLine::parse(line).is_opaque(), "{line:?}");
     }
 }

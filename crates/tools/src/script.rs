@@ -1,6 +1,6 @@
 //! `type: script` tools: each named command of the toolset is a tool. The command runs with
 //! `$SHELL -c`, in its own process group like the shell tool's, with the call's arguments as
-//! environment variables, so `cmd: ./deploy.sh ${env}` is the shell's own expansion and an
+//! environment variables (declared ones only), so `cmd: ./deploy.sh ${env}` is the shell's own expansion and an
 //! argument can never inject shell syntax.
 
 use std::ffi::OsString;
@@ -25,6 +25,8 @@ pub struct ScriptTool {
     env: Vec<(OsString, OsString)>,
     working_dir: Option<String>,
     spool_dir: PathBuf,
+    /// The script's `args`: the only arguments passed to the command.
+    declared: Vec<String>,
 }
 
 impl ScriptTool {
@@ -70,6 +72,7 @@ impl ScriptTool {
                 .collect(),
             working_dir: script.working_dir.clone(),
             spool_dir: default_spool_dir(),
+            declared: script.args.iter().map(|(name, _)| name.clone()).collect(),
         }
     }
 }
@@ -112,12 +115,13 @@ impl Tool for ScriptTool {
                 None | Some("") => ctx.working_dir.to_path_buf(),
                 Some(dir) => resolve(ctx.working_dir, dir),
             };
+            // Only declared arguments become variables: a model-chosen name such as
+            // `BASH_ENV` or `BASH_FUNC_echo%%` would run code before the command does.
             let mut env = self.env.clone();
-            env.extend(
-                args.iter().filter_map(|(k, v)| {
-                    env_value(v).map(|v| (OsString::from(k), OsString::from(v)))
-                }),
-            );
+            env.extend(self.declared.iter().filter_map(|name| {
+                let value = env_value(args.get(name)?)?;
+                Some((OsString::from(name), OsString::from(value)))
+            }));
             let spec = command_spec(
                 &self.shell,
                 &self.cmd,

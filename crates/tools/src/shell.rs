@@ -42,8 +42,6 @@ pub fn default_spool_dir() -> PathBuf {
 #[derive(Debug, Deserialize)]
 struct ShellArgs {
     cmd: Option<String>,
-    /// Models trained on other agents' `bash` tools often say `command`.
-    command: Option<String>,
     cwd: Option<String>,
     timeout: Option<f64>,
 }
@@ -108,10 +106,10 @@ impl ShellTool {
         args: ShellArgs,
         ctx: ToolContext<'_>,
     ) -> Result<(ExecSpec, Duration), ToolError> {
-        let cmd = [args.cmd, args.command]
-            .into_iter()
-            .flatten()
-            .find(|c| !c.trim().is_empty())
+        // Only `cmd`: permission rules and hooks read that key, so no other may run.
+        let cmd = args
+            .cmd
+            .filter(|c| !c.trim().is_empty())
             .ok_or_else(|| ToolError::invalid("shell", "`cmd` is missing or empty"))?;
         let timeout = args
             .timeout
@@ -352,7 +350,6 @@ mod tests {
         for (timeout, want) in cases {
             let args = ShellArgs {
                 cmd: Some("true".to_owned()),
-                command: None,
                 cwd: None,
                 timeout,
             };

@@ -48,7 +48,15 @@ async fn results_carry_the_output_and_how_the_command_ended() {
         ),
         // stdin is /dev/null: `cat` ends at once instead of waiting for input.
         (json!({"cmd": "cat; echo done"}), ok("done\n")),
-        (json!({"command": "echo alias"}), ok("alias\n")),
+        // `command` is no alias of `cmd`: rules and hooks read `cmd` alone.
+        (
+            json!({"command": "echo alias"}),
+            err("invalid arguments for `shell`: `cmd` is missing or empty"),
+        ),
+        (
+            json!({"cmd": " ", "command": "echo alias"}),
+            err("invalid arguments for `shell`: `cmd` is missing or empty"),
+        ),
         (
             json!({"cmd": "  "}),
             err("invalid arguments for `shell`: `cmd` is missing or empty"),
