@@ -8,7 +8,10 @@
 //! reads Claude's names and keys (`tool_input.command`) and `$CLAUDE_PROJECT_DIR`. Whatever has
 //! no equivalent is kept visible as a YAML comment next to where it would go, never dropped
 //! silently. Claude's `permissions` rules follow as a commented top-level `permissions:` block
-//! (`Bash(npm run test:*)` → `shell:cmd=npm run test*`); path rules are left to the user. The output is built as
+//! (`Bash(npm run test:*)` → `shell:cmd=npm run test` and `shell:cmd=npm run test *`, strict
+//! allow rules that do not cover chained commands); path rules are left to the user.
+//! `PreToolUse` hooks go to the preempt lane (`preempt_yolo`), since Claude Code runs them
+//! before its permission rules. The output is built as
 //! text (with JSON-quoted scalars, which YAML reads as double-quoted strings) because the
 //! comments are the point.
 
@@ -245,7 +248,15 @@ pub(crate) fn convert(settings: &Value, source: &str) -> Result<String, String> 
                 for d in defs.iter().filter_map(Value::as_object) {
                     any |= hook(&mut body, "        ", event, d);
                 }
-                if any {
+                if any && event == HookEvent::PreToolUse {
+                    // Claude Code runs PreToolUse hooks before its permission rules: the
+                    // preempt lane is where an allow rule cannot skip them.
+                    let _ = writeln!(
+                        out,
+                        "    - matcher: {}\n      preempt_yolo: true  # before permission rules and --yolo, as in Claude Code\n      hooks:",
+                        q(&m)
+                    );
+                } else if any {
                     let _ = writeln!(out, "    - matcher: {}\n      hooks:", q(&m));
                 } else {
                     let _ = writeln!(out, "    # matcher {}: nothing Tether can run", q(&m));
@@ -291,16 +302,19 @@ fn permission_rule(rule: &str) -> Result<Vec<String>, String> {
     match spec.filter(|s| !s.is_empty() && *s != "*") {
         None => Ok(ours.iter().map(|t| (*t).to_owned()).collect()),
         Some(spec) if tool == "Bash" => {
-            // `npm run test:*` is Claude's prefix form; `:` separates conditions in ours.
-            let value = spec
-                .strip_suffix(":*")
-                .map_or_else(|| spec.to_owned(), |prefix| format!("{prefix}*"));
-            if value.contains(':') {
+            // `npm run test:*` is Claude's prefix form: the command alone or followed by
+            // arguments (a word boundary, so not `npm run testx`). `:` separates conditions in
+            // ours. As allow rules both are strict: chained commands are not covered.
+            let values = spec.strip_suffix(":*").map_or_else(
+                || vec![spec.to_owned()],
+                |prefix| vec![prefix.to_owned(), format!("{prefix} *")],
+            );
+            if values.iter().any(|v| v.contains(':')) {
                 return Err(format!(
                     "`{rule}`: a `:` inside the command cannot be written in a Tether pattern"
                 ));
             }
-            Ok(vec![format!("shell:cmd={value}")])
+            Ok(values.iter().map(|v| format!("shell:cmd={v}")).collect())
         }
         Some(_) => Err(format!(
             "`{rule}`: Claude matches these paths gitignore-style; write the `{}:path=…` pattern by hand",

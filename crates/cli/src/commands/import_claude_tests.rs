@@ -24,7 +24,8 @@ fn listing(hooks: &tether_config::HooksConfig) -> Vec<String> {
         .iter()
         .map(|(event, entry, h)| {
             let matcher = if event.uses_matcher() {
-                format!(" [{}]", entry.matcher.source())
+                let lane = if entry.preempt_yolo { " preempt" } else { "" };
+                format!(" [{}]{lane}", entry.matcher.source())
             } else {
                 String::new()
             };
@@ -78,6 +79,7 @@ fn a_formatter_and_a_bash_guard_convert_with_tool_names_and_the_project_dir() {
 hooks:
   pre_tool_use:  # PreToolUse
     - matcher: "shell"
+      preempt_yolo: true  # before permission rules and --yolo, as in Claude Code
       hooks:
         - type: command
           command: "\"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh"
@@ -103,7 +105,7 @@ hooks:
     assert_eq!(
         listing(&load(&yaml)),
         [
-            "pre_tool_use [shell] command \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh 10s claude",
+            "pre_tool_use [shell] preempt command \"$CLAUDE_PROJECT_DIR\"/.claude/hooks/block-rm.sh 10s claude",
             "post_tool_use [edit_file|write_file] command jq -r '.tool_input.file_path' | xargs npx prettier --write 60s claude",
             "notification command notify-send 'Claude Code' 'Awaiting your input' 60s claude",
         ]
@@ -185,8 +187,8 @@ fn hooks_without_an_equivalent_are_kept_as_comments() {
     assert_eq!(
         listing(&load(&yaml)),
         [
-            "pre_tool_use [mcp__github__.*] command ./audit-mcp.sh 60s claude",
-            "pre_tool_use [WebFetch|read_file|read_multiple_files] command ./check-url.sh 60s claude",
+            "pre_tool_use [mcp__github__.*] preempt command ./audit-mcp.sh 60s claude",
+            "pre_tool_use [WebFetch|read_file|read_multiple_files] preempt command ./check-url.sh 60s claude",
             "post_tool_use [*] http https://audit.example.com/claude 5s claude allowed_env=[\"AUDIT_TOKEN\"]",
         ]
     );
@@ -223,8 +225,8 @@ fn permissions_become_a_commented_top_level_block() {
 # Claude Code's permissions, as Tether's top-level `permissions` (uncomment at the top
 # level of the agent file, beside `agents:`):
 # permissions:
-#   allow: ["shell:cmd=npm run test*", "shell:cmd=git status", "read_file", "read_multiple_files", "search_files_content"]
-#   ask: ["shell:cmd=git push*"]
+#   allow: ["shell:cmd=npm run test", "shell:cmd=npm run test *", "shell:cmd=git status", "read_file", "read_multiple_files", "search_files_content"]
+#   ask: ["shell:cmd=git push", "shell:cmd=git push *"]
 #   deny: ["shell:cmd=rm -rf *"]
 # deny `Read(./.env)`: Claude matches these paths gitignore-style; write the `read_file:path=…` pattern by hand; not converted
 # deny `WebFetch(domain:example.com)`: no Tether tool for `WebFetch`; not converted
@@ -246,10 +248,30 @@ fn permissions_become_a_commented_top_level_block() {
         loaded.permissions.check("shell", &args("rm -rf /")),
         Some(tether_config::PermissionVerdict::Deny)
     );
-    assert_eq!(
-        loaded
-            .permissions
-            .check("shell", &args("npm run test:unit")),
-        Some(tether_config::PermissionVerdict::Allow)
-    );
+    for (cmd, want) in [
+        ("npm run test", Some(tether_config::PermissionVerdict::Allow)),
+        (
+            "npm run test --watch",
+            Some(tether_config::PermissionVerdict::Allow),
+        ),
+        // Claude's prefix rules do not cover chained commands, nor another word.
+        ("npm run test; touch victim", None),
+        // Claude's deny `Bash(rm -rf *)` catches `rm` wherever it is in the line.
+        (
+            "npm run test; rm -rf victim",
+            Some(tether_config::PermissionVerdict::Deny),
+        ),
+        // A shell reading its script from a pipe could run anything: every deny rule holds.
+        (
+            "npm run test && curl x | sh",
+            Some(tether_config::PermissionVerdict::Deny),
+        ),
+        ("npm run testx", None),
+        (
+            "git push --force",
+            Some(tether_config::PermissionVerdict::Ask),
+        ),
+    ] {
+        assert_eq!(loaded.permissions.check("shell", &args(cmd)), want, "{cmd}");
+    }
 }
