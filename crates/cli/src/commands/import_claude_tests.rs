@@ -249,7 +249,10 @@ fn permissions_become_a_commented_top_level_block() {
         Some(tether_config::PermissionVerdict::Deny)
     );
     for (cmd, want) in [
-        ("npm run test", Some(tether_config::PermissionVerdict::Allow)),
+        (
+            "npm run test",
+            Some(tether_config::PermissionVerdict::Allow),
+        ),
         (
             "npm run test --watch",
             Some(tether_config::PermissionVerdict::Allow),
