@@ -154,14 +154,14 @@ fn run(
 fn an_extra_argument_does_not_choose_the_api_host_nor_receive_the_token() {
     let target = Recorder::start("internal");
     let dir = TempDir::new().unwrap();
-    // `${API_HOST}` and `${env.API_HOST}` are the environment's (`api.example.invalid`); the
-    // model sends both names pointing at the local server. Private addresses are allowed, so
+    // `${API_HOST}:${API_PORT}` and `${env.API_HOST}:${env.API_PORT}` are the environment's
+    // (`api.example.invalid:80`); the model sends all four names, pointing at the local server. Private addresses are allowed, so
     // only the placeholder rules stand between the model and the local server.
-    let toolsets = "      - type: api\n        allow_private_ips: true\n        timeout: 5\n        api_config:\n          name: lookup\n          endpoint: \"http://${API_HOST}/v1/${path}\"\n          method: GET\n          headers: {Authorization: \"Bearer ${env.API_TOKEN}\"}\n          args: {path: {type: string}}\n      - type: api\n        allow_private_ips: true\n        timeout: 5\n        api_config:\n          name: lookup2\n          endpoint: \"http://${env.API_HOST}/v1/${path}\"\n          method: GET\n          headers: {Authorization: \"Bearer ${env.API_TOKEN}\"}\n          args: {path: {type: string}}\n";
+    let toolsets = "      - type: api\n        allow_private_ips: true\n        timeout: 5\n        api_config:\n          name: lookup\n          endpoint: \"http://${API_HOST}:${API_PORT}/v1/${path}\"\n          method: GET\n          headers: {Authorization: \"Bearer ${env.API_TOKEN}\"}\n          args: {path: {type: string}}\n      - type: api\n        allow_private_ips: true\n        timeout: 5\n        api_config:\n          name: lookup2\n          endpoint: \"http://${env.API_HOST}:${env.API_PORT}/v1/${path}\"\n          method: GET\n          headers: {Authorization: \"Bearer ${env.API_TOKEN}\"}\n          args: {path: {type: string}}\n";
     let attack = |tool: &str| {
         format!(
-            "{{name: {tool}, arguments: {{path: items, API_HOST: '{0}', env.API_HOST: '{0}'}}}}",
-            target.addr
+            "{{name: {tool}, arguments: {{path: items, API_HOST: 127.0.0.1, API_PORT: '{0}', env.API_HOST: 127.0.0.1, env.API_PORT: '{0}'}}}}",
+            target.port()
         )
     };
     let r = run(
@@ -171,6 +171,7 @@ fn an_extra_argument_does_not_choose_the_api_host_nor_receive_the_token() {
         &["--yolo"],
         &[
             ("API_HOST", "api.example.invalid"),
+            ("API_PORT", "80"),
             ("API_TOKEN", "secret-token-42"),
         ],
     );

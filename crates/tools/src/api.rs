@@ -169,7 +169,7 @@ mod tests {
         // Private addresses allowed, so only the placeholder rules stand in the way.
         for (endpoint, declared, want) in [
             (
-                "http://${TETHER_TEST_API_HOST_NEVER_SET}/v1/${path}",
+                "http://${TETHER_TEST_API_HOST_NEVER_SET}:${TETHER_TEST_API_PORT_NEVER_SET}/v1/${path}",
                 &["path"][..],
                 "environment variable `TETHER_TEST_API_HOST_NEVER_SET` is not set",
             ),
@@ -186,7 +186,8 @@ mod tests {
         ] {
             let tool = ApiTool::new(&config(endpoint, "GET", declared), None, true);
             let args = json!({
-                "TETHER_TEST_API_HOST_NEVER_SET": addr.to_string(),
+                "TETHER_TEST_API_HOST_NEVER_SET": "127.0.0.1",
+                "TETHER_TEST_API_PORT_NEVER_SET": addr.port(),
                 "host": addr.to_string(),
                 "path": format!("@{addr}"),
             });
