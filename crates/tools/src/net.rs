@@ -269,12 +269,15 @@ pub(crate) fn expand(
     expand_marked(template, args, encode).map(|(text, _)| text)
 }
 
-/// [`expand`], and where the first argument's value starts in the text, with its name.
+/// Where the first argument's value starts in an expanded text, and the argument's name.
+type FirstArgument<'t> = Option<(usize, &'t str)>;
+
+/// [`expand`], and where the first argument's value starts in the text.
 fn expand_marked<'t>(
     template: &'t str,
     args: Option<(&serde_json::Map<String, serde_json::Value>, &[String])>,
     encode: bool,
-) -> Result<(String, Option<(usize, &'t str)>), String> {
+) -> Result<(String, FirstArgument<'t>), String> {
     let mut out = String::with_capacity(template.len());
     let mut first_arg = None;
     let mut rest = template;

@@ -3,7 +3,9 @@
 //! `tether hooks check` works offline), from an `http(s)` URL or a file. A tool is named after
 //! the operation's `operationId` (else `METHOD_path`), takes the path and query parameters by
 //! name and the JSON body's properties as `body_NAME`, and is read-only for `GET`, `HEAD` and
-//! `OPTIONS`. Only references inside the document (`#/…`) are followed.
+//! `OPTIONS`. An argument the operation does not declare is dropped, and the path parameters
+//! fill only the operation's path, never the server URL. Only references inside the document
+//! (`#/…`) are followed.
 
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
