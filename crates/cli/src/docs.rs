@@ -349,6 +349,9 @@ pub(crate) fn agent_files_md() -> String {
         if !missing.is_empty() {
             let _ = write!(out, "\nNot supported yet: {}.\n", missing.join(", "));
         }
+        if kind == "toolset" {
+            let _ = write!(out, "\n{HTTP_TOOLS}");
+        }
         out.push('\n');
     }
     let _ = writeln!(
@@ -359,6 +362,17 @@ pub(crate) fn agent_files_md() -> String {
     out.push_str(CODE_MODE);
     out
 }
+
+/// The "HTTP tools" subsection of docs/agent-files.md's toolsets.
+const HTTP_TOOLS: &str = "### HTTP tools (`fetch`, `api`, `openapi`)
+
+The model chooses these tools' arguments, so they are kept from the machine and its network:
+
+- **Addresses.** Unless the toolset sets `allow_private_ips: true`, a request is refused when its host is, or resolves to, a non-public address: IPv4 loopback, private, link-local, shared (`100.64.0.0/10`), `0.0.0.0/8`, `192.0.0.0/24`, documentation, benchmarking, multicast and reserved ranges; IPv6 outside global unicast `2000::/3` (loopback, `::a.b.c.d`, local-use NAT64 `64:ff9b:1::/48`, unique-local, link-local, site-local, multicast), `2001::/23` (Teredo among it) and documentation (`2001:db8::/32`, `3fff::/20`). IPv4-mapped, NAT64 (`64:ff9b::/96`) and 6to4 (`2002::/16`) addresses are judged by the IPv4 address they carry. The URL, every address a name resolves to and every redirect are checked.
+- **Proxies.** While private addresses are refused, these tools ignore `HTTP_PROXY`, `HTTPS_PROXY` and `ALL_PROXY` and connect directly: a proxy resolves names itself, out of the check's sight, so `localhost` or an internal name would reach what stands behind it. Where only a proxy leads out, set `allow_private_ips: true`: the proxy variables are then honoured, and addresses are not checked.
+- **Placeholders (`api`).** In `endpoint`, `${NAME}` is the call's argument `NAME` when `args` declares it, else the environment variable; `${env.NAME}` is always the environment. An argument the tool does not declare fills nothing (nor goes into a JSON body). Arguments are URL-encoded and fill only the path and query: one in the scheme, host or port (`https://${host}/…`, `https://api.example.com${path}`) is a load error, so the model cannot choose where the request, and the token in its headers, goes. A value that makes a `.` or `..` path segment is refused.
+- **Approval.** An `api` tool runs without asking (read-only) only for `GET`; `POST`, `PUT`, `PATCH` and `DELETE` go through the approval ladder, although docker-agent marks every `api` tool read-only. `openapi` tools are read-only for `GET`, `HEAD` and `OPTIONS`; their arguments fill only the operation's declared parameters, never the server URL.
+";
 
 /// The "Code mode" section of docs/agent-files.md.
 const CODE_MODE: &str = "## Code mode (`code_mode_tools: true`)

@@ -211,12 +211,9 @@ fn api_tool_expands_arguments_and_environment_and_posts_json() {
                 false
             ),
             ("missing required argument(s): city".to_owned(), true),
-            (
-                "posted {\"city\":\"Oslo\",\"days\":2} as application/json".to_owned(),
-                false
-            ),
+            ("The user rejected the tool call.".to_owned(), true),
         ],
-        "read-only api tools run without asking, even without --yolo"
+        "a GET api tool runs without asking, even without --yolo; a POST is asked (no here)"
     );
     let log = std::fs::read_to_string(dir.path().join("hook.log")).unwrap();
     let inputs: Vec<Value> = log
@@ -227,6 +224,20 @@ fn api_tool_expands_arguments_and_environment_and_posts_json() {
     assert_eq!(inputs.len(), 3);
     assert_eq!(inputs[0]["tool_category"], "api");
     assert_eq!(inputs[0]["tool_input"]["city"], "São Paulo&x=1");
+    let r = run(
+        dir.path(),
+        &toolsets,
+        &["{name: post_weather, arguments: {city: Oslo, days: 2}}"],
+        &["--yolo"],
+        "",
+    );
+    assert_eq!(
+        r.responses(),
+        [(
+            "posted {\"city\":\"Oslo\",\"days\":2} as application/json".to_owned(),
+            false
+        )]
+    );
 }
 
 #[test]

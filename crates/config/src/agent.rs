@@ -532,7 +532,7 @@ pub struct ApiConfig {
     pub name: String,
     /// The tool's description (and the toolset's system-prompt text).
     pub instruction: String,
-    /// `${env.NAME}` and `${ARG}` expand (arguments only for `GET` and `DELETE`).
+    /// `${env.NAME}` and `${ARG}` (a declared argument, only in the path and query) expand.
     pub endpoint: String,
     /// `GET`, `POST`, `PUT`, `PATCH` or `DELETE`.
     pub method: String,

@@ -682,12 +682,12 @@ pub const API_CONFIG_FIELDS: &[Field] = &[
     f(
         "endpoint",
         T::String,
-        "The URL; `${env.NAME}` expands, and for `GET` and `DELETE` `${ARG}` is the call's argument (URL-encoded).",
+        "The URL; `${env.NAME}` expands, and `${ARG}` is the call's argument `ARG` of `args` (URL-encoded; in the path and query only, never the scheme or host).",
     ),
     f(
         "method",
         T::Enum(&["GET", "POST", "PUT", "PATCH", "DELETE"]),
-        "`POST`, `PUT` and `PATCH` send the arguments as a JSON body.",
+        "`POST`, `PUT` and `PATCH` send the arguments as a JSON body. Only `GET` is read-only (runs without asking).",
     ),
     f(
         "headers",

@@ -1,10 +1,12 @@
-//! `type: api`: one HTTP tool described by `api_config` (docker-agent's `api` toolset). `GET`
-//! and `DELETE` put the call's arguments into the endpoint's `${NAME}` placeholders
-//! (URL-encoded, so an argument cannot add query parameters); `POST`, `PUT` and `PATCH` send
-//! them as a JSON body. `${env.NAME}` in the endpoint and headers comes from the environment
-//! at call time. Like docker-agent's, the tool declares itself read-only: it is meant for
-//! lookups. The body is read up to 1 MiB and cut at 30 000 bytes; an HTTP error status is
-//! a failed call, so hooks and the model can tell it from an answer.
+//! `type: api`: one HTTP tool described by `api_config` (docker-agent's `api` toolset). The
+//! endpoint's `${NAME}` placeholders take the call's declared arguments (URL-encoded, so an
+//! argument cannot add query parameters), only in its path and query: the scheme, host and
+//! port are the agent file's and the environment's ([`endpoint_url`]). `POST`, `PUT` and
+//! `PATCH` send the declared arguments as a JSON body. `${env.NAME}` in the endpoint and
+//! headers comes from the environment at call time. The tool is read-only (run without asking)
+//! for `GET` and `HEAD` only; docker-agent marks every method read-only, but a `DELETE` or a
+//! `POST` changes something. The body is read up to 1 MiB and cut at 30 000 bytes; an HTTP
+//! error status is a failed call, so hooks and the model can tell it from an answer.
 
 use std::time::Duration;
 
@@ -12,7 +14,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 use tether_config::ApiConfig;
 
-use crate::net::{expand, guarded_client, http_call, refused};
+use crate::net::{endpoint_url, expand, guarded_client, http_call, refused};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 const MAX_BODY: usize = 1 << 20;
@@ -52,7 +54,9 @@ impl ApiTool {
                     "properties": properties,
                     "required": config.required,
                 }),
-                read_only: true,
+                read_only: ["GET", "HEAD"]
+                    .iter()
+                    .any(|m| config.method.eq_ignore_ascii_case(m)),
                 category: "api",
             },
             arg_names: config.args.iter().map(|(n, _)| n.clone()).collect(),
@@ -78,7 +82,7 @@ impl ApiTool {
         }
         let method = self.config.method.as_str();
         let with_body = matches!(method, "POST" | "PUT" | "PATCH");
-        let url = expand(&self.config.endpoint, Some((args, &self.arg_names)), true)?;
+        let url = endpoint_url(&self.config.endpoint, args, &self.arg_names)?;
         if let Some(why) = refused(&url, self.allow_private) {
             return Err(why);
         }
@@ -90,7 +94,12 @@ impl ApiTool {
             req = req.header(name, expand(value, None, false)?);
         }
         if with_body {
-            req = req.json(args);
+            let declared: Map<String, Value> = args
+                .iter()
+                .filter(|(k, _)| self.arg_names.contains(k))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            req = req.json(&declared);
         }
         http_call(req, MAX_BODY, Some(MAX_OUTPUT), false).await
     }
@@ -118,6 +127,96 @@ impl Tool for ApiTool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::recording_server;
+
+    fn config(endpoint: &str, method: &str, args: &[&str]) -> ApiConfig {
+        ApiConfig {
+            name: "call".into(),
+            instruction: String::new(),
+            endpoint: endpoint.into(),
+            method: method.into(),
+            headers: vec![("Authorization".into(), "Bearer ${env.HOME}".into())],
+            args: args
+                .iter()
+                .map(|a| ((*a).to_owned(), json!({"type": "string"})))
+                .collect(),
+            required: Vec::new(),
+            output_schema: None,
+        }
+    }
+
+    #[test]
+    fn only_get_and_head_are_read_only() {
+        for (method, read_only) in [
+            ("GET", true),
+            ("HEAD", true),
+            ("get", true),
+            ("POST", false),
+            ("PUT", false),
+            ("PATCH", false),
+            ("DELETE", false),
+            ("delete", false),
+        ] {
+            let tool = ApiTool::new(&config("https://x/", method, &[]), None, false);
+            assert_eq!(tool.definition().read_only, read_only, "{method}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_model_cannot_choose_where_the_request_goes() {
+        let (addr, seen) =
+            recording_server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok".to_owned()).await;
+        // Private addresses allowed, so only the placeholder rules stand in the way.
+        for (endpoint, declared, want) in [
+            (
+                "http://${TETHER_TEST_API_HOST_NEVER_SET}:${TETHER_TEST_API_PORT_NEVER_SET}/v1/${path}",
+                &["path"][..],
+                "environment variable `TETHER_TEST_API_HOST_NEVER_SET` is not set",
+            ),
+            (
+                "http://${host}/v1/${path}",
+                &["host", "path"][..],
+                "the argument `host` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+            ),
+            (
+                "http://example.invalid${path}",
+                &["path"][..],
+                "the argument `path` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+            ),
+        ] {
+            let tool = ApiTool::new(&config(endpoint, "GET", declared), None, true);
+            let args = json!({
+                "TETHER_TEST_API_HOST_NEVER_SET": "127.0.0.1",
+                "TETHER_TEST_API_PORT_NEVER_SET": addr.port(),
+                "host": addr.to_string(),
+                "path": format!("@{addr}"),
+            });
+            let err = tool.request(args.as_object().unwrap()).await.err().unwrap();
+            assert_eq!(err, want, "{endpoint}");
+        }
+        assert!(seen.lock().unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_body_holds_the_declared_arguments_only() {
+        let (addr, seen) =
+            recording_server("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok".to_owned()).await;
+        let tool = ApiTool::new(
+            &config(&format!("http://{addr}/w"), "POST", &["city"]),
+            None,
+            true,
+        );
+        let args = json!({"city": "Oslo", "admin": true});
+        let out = tool.request(args.as_object().unwrap()).await.unwrap();
+        assert_eq!(out, ToolResult::ok("ok"));
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert!(
+            seen[0].ends_with("\r\n\r\n{\"city\":\"Oslo\"}"),
+            "{}",
+            seen[0]
+        );
+    }
 
     #[test]
     fn the_output_schema_is_in_the_description() {

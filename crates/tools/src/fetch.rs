@@ -3,7 +3,8 @@
 //! 1 MiB; at most 5 redirects are followed. Loopback, private, link-local and other
 //! non-public addresses are refused (the model chooses the URL, so it must not reach the
 //! machine's own services or the local network) unless the toolset sets
-//! `allow_private_ips: true`; names are checked after DNS resolution and on every redirect.
+//! `allow_private_ips: true`; names are checked after DNS resolution and on every redirect,
+//! and proxy variables are ignored then (see [`crate::net`]).
 //! `allowed_domains` / `blocked_domains` are checked on each URL before anything is sent
 //! (robots.txt included) and on every redirect.
 

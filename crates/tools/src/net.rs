@@ -1,11 +1,13 @@
 //! HTTP clients for tools whose URLs the model or the agent file chooses (`fetch`, `api`,
 //! `openapi`): loopback, private, link-local and other non-public addresses are refused unless
 //! the toolset sets `allow_private_ips: true`, so a model cannot reach the machine's own
-//! services or the local network. Names are checked after DNS resolution and on every redirect.
+//! services or the local network. Names are checked after DNS resolution and on every redirect;
+//! to see every address it connects to, such a client ignores `HTTP_PROXY` / `HTTPS_PROXY` /
+//! `ALL_PROXY` (a proxy would resolve the name itself, out of the check's sight).
 //! A fetch toolset's `allowed_domains` / `blocked_domains` ([`DomainLists`]) are checked on the
 //! URL and on every redirect too, so an allowed host cannot bounce the request elsewhere.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -15,30 +17,53 @@ pub(crate) const USER_AGENT: &str = concat!("tether/", env!("CARGO_PKG_VERSION")
 /// Whether `ip` is on the public internet.
 fn public(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, ..] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || a >= 224)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80)
-        }
+        IpAddr::V4(v4) => public_v4(v4),
+        IpAddr::V6(v6) => public_v6(v6),
     }
+}
+
+/// Every IPv4 address but the special-purpose ranges (RFC 6890 and its updates).
+fn public_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, c, _] = v4.octets();
+    !(a == 0 // "this network"
+        || a == 10
+        || a == 127
+        || (a == 100 && (64..128).contains(&b)) // shared address space (carrier-grade NAT)
+        || (a == 169 && b == 254)
+        || (a == 172 && (16..32).contains(&b))
+        || (a == 192 && b == 0 && (c == 0 || c == 2)) // protocol assignments, documentation
+        || (a == 192 && b == 88 && c == 99) // 6to4 relay anycast
+        || (a == 192 && b == 168)
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || (a == 198 && b == 51 && c == 100)
+        || (a == 203 && b == 0 && c == 113)
+        || a >= 224) // multicast, reserved, broadcast
+}
+
+/// Global unicast (`2000::/3`) but its special-purpose ranges; an address that carries an
+/// IPv4 address the packets go on to (IPv4-mapped, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`)
+/// is as public as that address. Everything outside `2000::/3` is not public: `::/8`
+/// (loopback, unspecified, IPv4-compatible `::a.b.c.d`), local-use NAT64 `64:ff9b:1::/48`,
+/// discard `100::/64`, unique-local `fc00::/7`, link-local `fe80::/10`, site-local
+/// `fec0::/10`, multicast `ff00::/8`.
+fn public_v6(v6: Ipv6Addr) -> bool {
+    let s = v6.segments();
+    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return public_v4(v4);
+    }
+    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+        return public_v4(embedded(s[6], s[7]));
+    }
+    if s[0] == 0x2002 {
+        return public_v4(embedded(s[1], s[2]));
+    }
+    (s[0] & 0xe000) == 0x2000
+        // 2001::/23: protocol assignments, Teredo `2001::/32` (it tunnels to an IPv4 host
+        // behind a NAT) and benchmarking among them.
+        && !(s[0] == 0x2001 && s[1] < 0x0200)
+        && !(s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+        && !(s[0] == 0x3fff && s[1] < 0x1000) // documentation `3fff::/20`
 }
 
 /// A resolver that drops non-public addresses (so a name pointing at 127.0.0.1 fails too).
@@ -105,7 +130,7 @@ impl DomainLists {
 }
 
 /// A client with `timeout`, at most [`MAX_REDIRECTS`] redirects, and non-public addresses
-/// refused unless `allow_private`.
+/// refused unless `allow_private` (such a client uses no proxy: see the module's doc).
 pub(crate) fn guarded_client(
     timeout: Duration,
     allow_private: bool,
@@ -119,6 +144,16 @@ pub(crate) fn guarded_client_with(
     allow_private: bool,
     domains: Option<Arc<DomainLists>>,
 ) -> Result<reqwest::Client, String> {
+    guarded_builder(timeout, allow_private, domains)
+        .build()
+        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+}
+
+fn guarded_builder(
+    timeout: Duration,
+    allow_private: bool,
+    domains: Option<Arc<DomainLists>>,
+) -> reqwest::ClientBuilder {
     let policy = reqwest::redirect::Policy::custom(move |attempt| {
         if attempt.previous().len() >= MAX_REDIRECTS {
             return attempt.error(format!("more than {MAX_REDIRECTS} redirects"));
@@ -128,19 +163,21 @@ pub(crate) fn guarded_client_with(
             return attempt.error(why);
         }
         if !allow_private && let Some(why) = literal_refused(attempt.url()) {
+            let why = format!("redirected to {}: {why}", attempt.url());
             return attempt.error(why);
         }
         attempt.follow()
     });
-    let mut b = tether_providers::client_builder()
+    let b = tether_providers::client_builder()
         .redirect(policy)
         .timeout(timeout)
         .user_agent(USER_AGENT);
-    if !allow_private {
-        b = b.dns_resolver(Arc::new(PublicOnly));
+    if allow_private {
+        return b;
     }
-    b.build()
-        .map_err(|e| format!("cannot build the HTTP client: {e}"))
+    // A proxy would be handed the name unresolved, and would reach whatever it resolves to
+    // (`localhost` included), so these clients connect directly.
+    b.dns_resolver(Arc::new(PublicOnly)).no_proxy()
 }
 
 /// [`literal_refused`] for a URL string; `None` when it does not parse (the request fails
@@ -218,16 +255,31 @@ pub(crate) fn limit_output(text: String, max: Option<usize>) -> String {
     }
 }
 
-/// Expands `${env.NAME}` (the environment) and `${NAME}` (the argument `NAME` when `args`
-/// has it or `declared` names it, else the environment). Arguments are URL-encoded when
-/// `encode`; a declared argument the call left out is empty. An unset variable is an error
-/// naming it, so a missing token is never sent as an empty `Bearer `.
+/// Expands `${env.NAME}` (always the environment) and `${NAME}`: the call's argument `NAME` when
+/// `args` declares it (empty when the call left it out), else the environment. An argument
+/// the call sent but the tool does not declare fills nothing, so a model cannot choose the
+/// value of a placeholder meant for the environment. Arguments are URL-encoded when
+/// `encode`. An unset variable is an error naming it, so a missing token is never sent as an
+/// empty `Bearer `.
 pub(crate) fn expand(
     template: &str,
     args: Option<(&serde_json::Map<String, serde_json::Value>, &[String])>,
     encode: bool,
 ) -> Result<String, String> {
+    expand_marked(template, args, encode).map(|(text, _)| text)
+}
+
+/// Where the first argument's value starts in an expanded text, and the argument's name.
+type FirstArgument<'t> = Option<(usize, &'t str)>;
+
+/// [`expand`], and where the first argument's value starts in the text.
+fn expand_marked<'t>(
+    template: &'t str,
+    args: Option<(&serde_json::Map<String, serde_json::Value>, &[String])>,
+    encode: bool,
+) -> Result<(String, FirstArgument<'t>), String> {
     let mut out = String::with_capacity(template.len());
+    let mut first_arg = None;
     let mut rest = template;
     while let Some(at) = rest.find("${") {
         out.push_str(&rest[..at]);
@@ -236,18 +288,15 @@ pub(crate) fn expand(
             .find('}')
             .ok_or_else(|| format!("unterminated `${{` in `{template}`"))?;
         let inner = &after[..end];
-        let arg = args.and_then(|(given, declared)| {
-            if inner.starts_with("env.") {
-                return None;
-            }
-            match given.get(inner) {
-                Some(v) => Some(scalar_text(v)),
-                None => declared.iter().any(|d| d == inner).then(String::new),
-            }
+        let declared = args.filter(|(_, declared)| {
+            !inner.starts_with("env.") && declared.iter().any(|d| d == inner)
         });
-        match arg {
-            Some(v) if encode => out.push_str(&encode_component(&v)),
-            Some(v) => out.push_str(&v),
+        match declared {
+            Some((given, _)) => {
+                first_arg.get_or_insert((out.len(), inner));
+                let v = given.get(inner).map(scalar_text).unwrap_or_default();
+                out.push_str(&if encode { encode_component(&v) } else { v });
+            }
             None => {
                 let name = inner.strip_prefix("env.").unwrap_or(inner);
                 let value = std::env::var(name)
@@ -258,7 +307,55 @@ pub(crate) fn expand(
         rest = &after[end + 1..];
     }
     out.push_str(rest);
-    Ok(out)
+    Ok((out, first_arg))
+}
+
+/// The URL of an `api` call: `template` expanded as [`expand`] does, arguments URL-encoded.
+/// The scheme, host and port never come from the model: the text before the first argument
+/// must hold them whole (`http(s)://`, then the host ended by `/`, `?` or `#`), else the
+/// call is refused. So is a path where an argument made a `.` or `..` segment, which the
+/// URL parser would resolve to another path.
+pub(crate) fn endpoint_url(
+    template: &str,
+    args: &serde_json::Map<String, serde_json::Value>,
+    declared: &[String],
+) -> Result<String, String> {
+    let (url, first_arg) = expand_marked(template, Some((args, declared)), true)?;
+    let Some((at, name)) = first_arg else {
+        return Ok(url);
+    };
+    let lower = url[..at].to_ascii_lowercase();
+    let after_scheme = ["https://", "http://"]
+        .iter()
+        .find_map(|s| lower.strip_prefix(s));
+    if !after_scheme.is_some_and(|a| a.contains(['/', '?', '#'])) {
+        return Err(format!(
+            "the argument `{name}` would be part of the endpoint's scheme or host; arguments may only fill its path and query"
+        ));
+    }
+    if dot_segment(&url) {
+        return Err(format!(
+            "the endpoint's path would hold a `.` or `..` segment: `{url}`"
+        ));
+    }
+    Ok(url)
+}
+
+/// Whether the path of `url` (`scheme://host/path?query`) has a `.` or `..` segment, as
+/// written or percent-encoded (the URL parser resolves both).
+pub(crate) fn dot_segment(url: &str) -> bool {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let Some(host_end) = after_scheme.find(['/', '?', '#']) else {
+        return false;
+    };
+    let path = after_scheme[host_end..]
+        .split(['?', '#'])
+        .next()
+        .unwrap_or_default();
+    path.split('/').any(|seg| {
+        let seg = seg.to_ascii_lowercase().replace("%2e", ".");
+        seg == "." || seg == ".."
+    })
 }
 
 /// A JSON value as URL or header text: strings as they are, anything else as JSON.
@@ -283,6 +380,48 @@ pub(crate) fn encode_component(s: &str) -> String {
     out
 }
 
+/// An HTTP server on 127.0.0.1 that answers every request with `reply` (a whole HTTP/1.1
+/// response) and records each request's text, head and body.
+#[cfg(test)]
+pub(crate) async fn recording_server(
+    reply: String,
+) -> (SocketAddr, Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    tokio::spawn(async move {
+        while let Ok((mut conn, _)) = listener.accept().await {
+            let mut buf = Vec::new();
+            let mut chunk = [0; 4096];
+            loop {
+                let n = conn.read(&mut chunk).await.unwrap_or(0);
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).to_ascii_lowercase();
+                let Some(head) = text.find("\r\n\r\n") else {
+                    if n == 0 {
+                        break;
+                    }
+                    continue;
+                };
+                let length: usize = text[..head]
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .map_or(0, |v| v.trim().parse().unwrap());
+                if n == 0 || buf.len() >= head + 4 + length {
+                    break;
+                }
+            }
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&buf).into_owned());
+            let _ = conn.write_all(reply.as_bytes()).await;
+        }
+    });
+    (addr, seen)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,7 +430,7 @@ mod tests {
     #[test]
     fn arguments_expand_encoded_and_variables_from_the_environment() {
         let args = json!({"q": "a b&c", "n": 3}).as_object().unwrap().clone();
-        let declared = vec!["q".to_owned(), "missing".to_owned()];
+        let declared = vec!["q".to_owned(), "n".to_owned(), "missing".to_owned()];
         assert_eq!(
             expand(
                 "https://x/s?q=${q}&n=${n}&m=${missing}",
@@ -313,6 +452,119 @@ mod tests {
     }
 
     #[test]
+    fn only_declared_arguments_fill_placeholders() {
+        // The model sends `HOME`, `env.HOME` and `TETHER_SURELY_UNSET_VAR`, none declared:
+        // they fill nothing; the environment does, or the call fails.
+        let args = json!({
+            "HOME": "evil.example",
+            "env.HOME": "evil.example",
+            "TETHER_SURELY_UNSET_VAR": "evil.example",
+            "q": "x",
+        });
+        let args = args.as_object().unwrap();
+        let declared = vec!["q".to_owned()];
+        let home = std::env::var("HOME").unwrap();
+        for template in ["${HOME}/${q}", "${env.HOME}/${q}"] {
+            assert_eq!(
+                expand(template, Some((args, &declared)), true).unwrap(),
+                format!("{home}/x"),
+                "{template}"
+            );
+        }
+        assert_eq!(
+            expand(
+                "https://${TETHER_SURELY_UNSET_VAR}/",
+                Some((args, &declared)),
+                true
+            )
+            .unwrap_err(),
+            "environment variable `TETHER_SURELY_UNSET_VAR` is not set"
+        );
+        // `${env.NAME}` is the environment's even when an argument of that name is declared.
+        let declared = vec!["env.HOME".to_owned()];
+        assert_eq!(
+            expand("${env.HOME}", Some((args, &declared)), true).unwrap(),
+            home
+        );
+    }
+
+    #[test]
+    fn arguments_never_fill_the_scheme_or_host() {
+        let args = json!({"host": "evil.example", "path": "items", "dots": "..", "one": "."});
+        let args = args.as_object().unwrap();
+        let declared: Vec<String> = ["host", "path", "dots", "one"].map(str::to_owned).to_vec();
+        for (template, want) in [
+            (
+                "https://api.example.com/${path}?h=${host}",
+                Ok("https://api.example.com/items?h=evil.example"),
+            ),
+            (
+                "HTTP://api.example.com?q=${path}",
+                Ok("HTTP://api.example.com?q=items"),
+            ),
+            ("https://x/a/${dots}", Ok("https://x/a/..")),
+            ("https://x/a?${dots}", Ok("https://x/a?..")),
+            (
+                "https://${host}/",
+                Err(
+                    "the argument `host` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+                ),
+            ),
+            (
+                "https://api.example.com${path}",
+                Err(
+                    "the argument `path` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+                ),
+            ),
+            (
+                "https://api.example.com:${path}/",
+                Err(
+                    "the argument `path` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+                ),
+            ),
+            (
+                "${host}/x",
+                Err(
+                    "the argument `host` would be part of the endpoint's scheme or host; arguments may only fill its path and query",
+                ),
+            ),
+        ] {
+            let got = endpoint_url(template, args, &declared);
+            match want {
+                Ok(url) if url.ends_with("..") && !url.contains('?') => assert_eq!(
+                    got.unwrap_err(),
+                    format!("the endpoint's path would hold a `.` or `..` segment: `{url}`")
+                ),
+                Ok(url) => assert_eq!(got.unwrap(), url, "{template}"),
+                Err(e) => assert_eq!(got.unwrap_err(), e, "{template}"),
+            }
+        }
+        assert!(endpoint_url("https://x/${one}/y", args, &declared).is_err());
+        // No argument: the endpoint is the agent file's, as written.
+        assert_eq!(
+            endpoint_url("https://x/a/../b", args, &declared).unwrap(),
+            "https://x/a/../b"
+        );
+    }
+
+    #[test]
+    fn dot_segments_are_found_in_the_path_only() {
+        for (url, dot) in [
+            ("https://x/a/../b", true),
+            ("https://x/a/./b", true),
+            ("https://x/a/%2E%2e", true),
+            ("https://x/a/.%2e/b", true),
+            ("https://x/..", true),
+            ("https://x/a..b/...", false),
+            ("https://x/a?p=/../", false),
+            ("https://x?p=/../", false),
+            ("https://x#/../", false),
+        ] {
+            assert_eq!(dot_segment(url), dot, "{url}");
+        }
+    }
+
+    #[test]
     fn output_is_cut_at_a_character_boundary() {
         assert_eq!(
             limit_output("héllo".to_owned(), Some(2)),
@@ -323,23 +575,146 @@ mod tests {
 
     #[test]
     fn only_public_addresses_are_public() {
-        for private in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "192.168.0.1",
-            "172.16.5.5",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
+        for (ip, is_public) in [
+            // IPv4
+            ("1.1.1.1", true),
+            ("8.8.8.8", true),
+            ("100.63.255.255", true),
+            ("100.128.0.1", true),
+            ("172.32.0.1", true),
+            ("192.0.1.1", true),
+            ("198.20.0.1", true),
+            ("223.255.255.254", true),
+            ("0.0.0.0", false),
+            ("0.1.2.3", false),
+            ("10.1.2.3", false),
+            ("100.64.0.1", false),
+            ("127.0.0.1", false),
+            ("127.255.0.9", false),
+            ("169.254.169.254", false),
+            ("172.16.5.5", false),
+            ("172.31.255.255", false),
+            ("192.0.0.8", false),
+            ("192.0.2.1", false),
+            ("192.88.99.1", false),
+            ("192.168.0.1", false),
+            ("198.18.0.1", false),
+            ("198.19.255.255", false),
+            ("198.51.100.7", false),
+            ("203.0.113.7", false),
+            ("224.0.0.1", false),
+            ("240.0.0.1", false),
+            ("255.255.255.255", false),
+            // IPv6 global unicast
+            ("2606:4700:4700::1111", true),
+            ("2001:4860:4860::8888", true),
+            ("2a00:1450::1", true),
+            ("3ffe::1", true),
+            // IPv4-mapped, NAT64 and 6to4: as public as the IPv4 address they carry
+            ("::ffff:8.8.8.8", true),
+            ("::ffff:127.0.0.1", false),
+            ("::ffff:10.0.0.1", false),
+            ("64:ff9b::808:808", true),
+            ("64:ff9b::7f00:1", false),
+            ("64:ff9b::a9fe:a9fe", false),
+            ("2002:808:808::1", true),
+            ("2002:7f00:1::1", false),
+            ("2002:c0a8:1::1", false),
+            ("2002:a00:1::", false),
+            // IPv6 outside global unicast or in its special ranges
+            ("::", false),
+            ("::1", false),
+            ("::127.0.0.1", false),
+            ("::8.8.8.8", false),
+            ("::ffff:0:7f00:1", false),
+            ("64:ff9b:1::808:808", false),
+            ("100::1", false),
+            ("2001::1", false),
+            ("2001:0:4136:e378:8000:63bf:3fff:fdd2", false),
+            ("2001:2::1", false),
+            ("2001:1ff::1", false),
+            ("2001:db8::1", false),
+            ("3fff::1", false),
+            ("3fff:fff::1", false),
+            ("fc00::1", false),
+            ("fd00::1", false),
+            ("fe80::1", false),
+            ("febf::1", false),
+            ("fec0::1", false),
+            ("feff::1", false),
+            ("ff02::1", false),
+            ("ff0e::1", false),
         ] {
-            assert!(!public(private.parse().unwrap()), "{private}");
+            assert_eq!(public(ip.parse().unwrap()), is_public, "{ip}");
         }
-        for open in ["1.1.1.1", "8.8.8.8", "2606:4700:4700::1111"] {
-            assert!(public(open.parse().unwrap()), "{open}");
+    }
+
+    #[test]
+    fn literal_addresses_in_urls_are_checked_in_every_form() {
+        for url in [
+            "http://127.0.0.1/",
+            "http://2130706433/",
+            "http://0x7f.1/",
+            "http://[::1]/",
+            "http://[::127.0.0.1]/",
+            "http://[::ffff:7f00:1]/",
+            "http://[64:ff9b::127.0.0.1]/",
+            "http://[2002:7f00:1::]/",
+            "http://[fec0::1]/",
+        ] {
+            assert!(refused(url, false).is_some(), "{url}");
+            assert!(refused(url, true).is_none(), "{url}");
         }
+        assert!(refused("http://8.8.8.8/", false).is_none());
+        assert!(
+            refused("http://localhost/", false).is_none(),
+            "names: resolved later"
+        );
+    }
+
+    #[tokio::test]
+    async fn names_resolving_to_private_addresses_are_refused() {
+        use reqwest::dns::Resolve;
+        let name: reqwest::dns::Name = "localhost".parse().unwrap();
+        let err = PublicOnly.resolve(name).await.err().unwrap();
+        assert_eq!(
+            err.to_string(),
+            "`localhost` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_redirect_from_a_public_name_to_a_private_address_is_refused() {
+        // The target: a private page that must not be read.
+        let (target, target_seen) =
+            recording_server("HTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecret".to_owned()).await;
+        for to in [
+            format!("http://localhost:{}/secret", target.port()),
+            format!("http://127.0.0.1:{}/secret", target.port()),
+            format!("http://[::ffff:127.0.0.1]:{}/secret", target.port()),
+        ] {
+            // `public.example` stands for a public server (pinned to a local one here, as
+            // only a test can) that redirects to the private page.
+            let (hop, hop_seen) = recording_server(format!(
+                "HTTP/1.1 302 Found\r\nlocation: {to}\r\ncontent-length: 0\r\n\r\n"
+            ))
+            .await;
+            let client = guarded_builder(Duration::from_secs(5), false, None)
+                .resolve("public.example", hop)
+                .build()
+                .unwrap();
+            let err = client
+                .get(format!("http://public.example:{}/", hop.port()))
+                .send()
+                .await
+                .unwrap_err();
+            let chain = tether_providers::error_chain(&err);
+            assert!(
+                chain.contains("private addresses are refused"),
+                "{to}: {chain}"
+            );
+            assert_eq!(hop_seen.lock().unwrap().len(), 1, "{to}");
+        }
+        assert!(target_seen.lock().unwrap().is_empty());
     }
 }

@@ -3,7 +3,9 @@
 //! `tether hooks check` works offline), from an `http(s)` URL or a file. A tool is named after
 //! the operation's `operationId` (else `METHOD_path`), takes the path and query parameters by
 //! name and the JSON body's properties as `body_NAME`, and is read-only for `GET`, `HEAD` and
-//! `OPTIONS`. Only references inside the document (`#/…`) are followed.
+//! `OPTIONS`. An argument the operation does not declare is dropped, and the path parameters
+//! fill only the operation's path, never the server URL. Only references inside the document
+//! (`#/…`) are followed.
 
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Duration;
@@ -12,7 +14,8 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 use crate::net::{
-    encode_component, expand, guarded_client, http_call, read_capped, refused, scalar_text,
+    dot_segment, encode_component, expand, guarded_client, http_call, read_capped, refused,
+    scalar_text,
 };
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
@@ -367,7 +370,8 @@ fn operation(
             read_only: matches!(method, "get" | "head" | "options"),
             category: "openapi",
         },
-        url: format!("{base}{path}"),
+        base: base.to_owned(),
+        path: path.to_owned(),
         method: upper,
         shared: Arc::clone(shared),
     }
@@ -377,26 +381,44 @@ fn operation(
 #[derive(Debug)]
 struct OperationTool {
     definition: ToolDefinition,
-    /// The base URL and the path template (`{name}` placeholders).
-    url: String,
+    /// The server's URL, which no argument changes.
+    base: String,
+    /// The path template: its `{name}` placeholders take the path parameters.
+    path: String,
     method: String,
     shared: Arc<Shared>,
 }
 
 impl OperationTool {
-    async fn request(&self, args: &Map<String, Value>) -> Result<ToolResult, String> {
-        let mut url = self.url.clone();
+    /// The URL and the JSON body of a call. Only the operation's parameters count (an
+    /// argument it does not declare is dropped), and they fill the path, never the server's
+    /// URL.
+    fn url_and_body(
+        &self,
+        args: &Map<String, Value>,
+    ) -> Result<(String, Map<String, Value>), String> {
+        let declared = self.definition.parameters.get("properties");
+        let mut path = self.path.clone();
         let mut query: Vec<(String, String)> = Vec::new();
         let mut body = Map::new();
         for (key, value) in args {
+            if declared.and_then(|p| p.get(key)).is_none() {
+                continue;
+            }
             let placeholder = format!("{{{key}}}");
-            if url.contains(&placeholder) {
-                url = url.replace(&placeholder, &encode_component(&scalar_text(value)));
+            if path.contains(&placeholder) {
+                path = path.replace(&placeholder, &encode_component(&scalar_text(value)));
             } else if let Some(field) = key.strip_prefix("body_") {
                 body.insert(field.to_owned(), value.clone());
             } else {
                 query.push((key.clone(), scalar_text(value)));
             }
+        }
+        let mut url = format!("{}{path}", self.base);
+        if dot_segment(&url) {
+            return Err(format!(
+                "the path would hold a `.` or `..` segment: `{url}`"
+            ));
         }
         if !query.is_empty() {
             let pairs: Vec<String> = query
@@ -405,6 +427,11 @@ impl OperationTool {
                 .collect();
             url = format!("{url}?{}", pairs.join("&"));
         }
+        Ok((url, body))
+    }
+
+    async fn request(&self, args: &Map<String, Value>) -> Result<ToolResult, String> {
+        let (url, body) = self.url_and_body(args)?;
         let s = &self.shared;
         if let Some(why) = refused(&url, s.allow_private) {
             return Err(why);
@@ -520,6 +547,64 @@ mod tests {
             ]
         );
         assert_eq!(tools[2].definition().description, "Deletes a pet");
+    }
+
+    #[test]
+    fn arguments_fill_the_declared_parameters_of_the_path_only() {
+        let shared = Arc::new(Shared {
+            headers: Vec::new(),
+            timeout: Duration::from_secs(1),
+            allow_private: true,
+            max_output: None,
+        });
+        // A server URL with a variable the document gives no default for keeps its `{host}`.
+        let d = json!({
+            "openapi": "3.0.0",
+            "paths": {"/pet/{petId}": {"put": {
+                "parameters": [
+                    {"name": "petId", "in": "path", "required": true},
+                    {"name": "tag", "in": "query"}
+                ],
+                "requestBody": {"content": {"application/json": {"schema": {"properties": {"name": {}}}}}}
+            }}}
+        });
+        let op = operation(
+            &d,
+            "http://{host}.example.com/v1",
+            "/pet/{petId}",
+            "put",
+            &d["paths"]["/pet/{petId}"],
+            &d["paths"]["/pet/{petId}"]["put"],
+            &shared,
+        );
+        let args = json!({
+            "host": "evil",
+            "petId": "7 {host}",
+            "tag": "a&b",
+            "admin": "1",
+            "body_name": "rex",
+            "body_admin": true
+        });
+        assert_eq!(
+            op.url_and_body(args.as_object().unwrap()).unwrap(),
+            (
+                "http://{host}.example.com/v1/pet/7%20%7Bhost%7D?tag=a%26b".to_owned(),
+                json!({"name": "rex"}).as_object().unwrap().clone()
+            )
+        );
+        for dots in [".", ".."] {
+            let args = json!({"petId": dots});
+            assert!(
+                op.url_and_body(args.as_object().unwrap()).is_err(),
+                "{dots}"
+            );
+        }
+        // `%` is encoded, so `%2e` arrives as the text `%2e`, not as a dot.
+        let args = json!({"petId": "%2e%2e"});
+        assert_eq!(
+            op.url_and_body(args.as_object().unwrap()).unwrap().0,
+            "http://{host}.example.com/v1/pet/%252e%252e"
+        );
     }
 
     #[test]

@@ -326,6 +326,12 @@ impl Validator<'_> {
                         format!("invalid endpoint `{}`: {why}", e.value),
                         "write an absolute URL such as `https://api.example.com/items?q=${query}`",
                     );
+                } else if let Some(arg) = argument_in_host(&e.value, &args) {
+                    self.error_hint(
+                        at,
+                        format!("`${{{arg}}}` is in the scheme or host of the endpoint `{}`: arguments may only fill its path and query, so the model cannot choose where the request goes", e.value),
+                        "end the host with `/` before the first argument, or take it from the environment with `${env.NAME}`",
+                    );
                 }
                 e.value
             }
@@ -476,9 +482,59 @@ fn placeholder_free(value: &str) -> String {
     out
 }
 
+/// The first `${NAME}` naming one of `args` that stands before the end of `endpoint`'s host
+/// (the first `/`, `?` or `#` after `://`, or from the start when the scheme is a variable's).
+fn argument_in_host<'e>(
+    endpoint: &'e str,
+    args: &[(String, serde_json::Value)],
+) -> Option<&'e str> {
+    // Each placeholder becomes one `$`, so the URL's delimiters are the literal text's.
+    let mut shape = String::new();
+    let mut names = Vec::new();
+    let mut rest = endpoint;
+    while let Some(at) = rest.find("${") {
+        shape.push_str(&rest[..at]);
+        shape.push('$');
+        let end = rest[at..].find('}').map_or(rest.len(), |end| at + end);
+        names.push((shape.len() - 1, rest.get(at + 2..end).unwrap_or_default()));
+        rest = rest.get(end + 1..).unwrap_or_default();
+    }
+    shape.push_str(rest);
+    let start = shape.find("://").map_or(0, |at| at + 3);
+    let host_end = shape[start..]
+        .find(['/', '?', '#'])
+        .map_or(shape.len(), |at| start + at);
+    names
+        .into_iter()
+        .find(|(at, name)| *at < host_end && args.iter().any(|(n, _)| n == name))
+        .map(|(_, name)| name)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::placeholder_free;
+    use super::{argument_in_host, placeholder_free};
+
+    #[test]
+    fn arguments_in_the_scheme_or_host_are_found() {
+        let args = vec![
+            ("host".to_owned(), serde_json::json!({})),
+            ("q".to_owned(), serde_json::json!({})),
+        ];
+        for (endpoint, found) in [
+            ("https://${host}/a", Some("host")),
+            ("https://api.example.com${q}", Some("q")),
+            ("https://api.example.com:${q}/", Some("q")),
+            ("${env.SCHEME}://${host}/", Some("host")),
+            ("${env.BASE}${q}", Some("q")),
+            ("https://api.example.com/${q}", None),
+            ("https://api.example.com?q=${q}", None),
+            ("https://${env.HOST}/${q}", None),
+            ("https://${API_HOST}/${q}", None),
+            ("${env.BASE}/items/${q}", None),
+        ] {
+            assert_eq!(argument_in_host(endpoint, &args), found, "{endpoint}");
+        }
+    }
 
     #[test]
     fn placeholders_become_plain_words() {
