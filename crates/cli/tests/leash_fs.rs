@@ -1,6 +1,6 @@
 //! Issue 22: a hostile model against the filesystem toolset's `allow_list` / `deny_list`,
 //! through `tether run --exec` on the script model. The model reads through a symlink planted
-//! into a denied directory, and, while another process keeps swapping a directory under the
+//! into a denied directory, and, while the test keeps swapping a directory under the
 //! allowed root for such a symlink, reads, lists, walks and searches it again and again: the
 //! denied directory's content and names must never reach the output or the session.
 

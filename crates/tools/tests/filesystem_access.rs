@@ -324,10 +324,10 @@ async fn the_instruction_names_the_lists_and_a_broken_entry_disables_the_tools()
 }
 
 /// ```text
-/// wd/src/d/k.txt             "public\n"          (swapped, again and again, with ↓)
-/// base/aside -> wd/secret    a symlink into the denied directory
-/// wd/secret/k.txt            "SECRET-MARKER\n"
-/// wd/secret/secret-name.txt
+/// wd/src/d/k.txt                 "public\n"   (exchanged, again and again, with ↓)
+/// base/aside -> wd/src/secret    a symlink into the denied directory
+/// wd/src/secret/k.txt            "SECRET-MARKER\n"
+/// wd/src/secret/secret-name.txt
 /// ```
 struct Swapper {
     stop: Arc<AtomicBool>,
@@ -335,8 +335,8 @@ struct Swapper {
 }
 
 impl Swapper {
-    /// Exchanges `wd/src/d` and `base/aside` atomically until dropped, so `src/d` is either the
-    /// real directory or a symlink to `secret` at any instant.
+    /// Exchanges `wd/src/d` and `base/aside` atomically until stopped, so `src/d` is either
+    /// the real directory or a symlink to `src/secret` at any instant.
     fn start(f: &Fixture) -> Self {
         let base = f.wd.parent().unwrap().to_path_buf();
         std::fs::create_dir_all(f.wd.join("src/d")).unwrap();
