@@ -658,7 +658,7 @@ pub const TOOLSET_FIELDS: &[Field] = &[
     f(
         "allow_list",
         T::StringList,
-        "`type: filesystem`: the directories the tools may touch: `.` (the working directory), `~` or `~/…` (home), a relative path (to the working directory) or an absolute one; `$NAME` and `${env.NAME}` expand. Symlinks and `..` are resolved before the check; walks skip what is outside. Empty or absent: no restriction.",
+        "`type: filesystem`: the directories the tools may touch: `.` (the working directory), `~` or `~/…` (home), a relative path (to the working directory) or an absolute one; `$NAME` and `${env.NAME}` expand. Symlinks and `..` are resolved before the check; with either list set, the checked path is then opened without following any symlink, so a link that leads outside (or into `deny_list`) is refused, even one swapped in after the check. Walks skip what is outside. Empty or absent: no restriction.",
     ),
     f(
         "deny_list",

@@ -9,6 +9,7 @@ mod common;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use pretty_assertions::assert_eq;
 use serde_json::json;
@@ -320,4 +321,190 @@ async fn the_instruction_names_the_lists_and_a_broken_entry_disables_the_tools()
             "the filesystem tools are disabled: `allow_list` entry `${env.TETHER_SURELY_UNSET_DIR}`: environment variable `TETHER_SURELY_UNSET_DIR` is not set"
         )
     );
+}
+
+/// ```text
+/// wd/src/d/k.txt                 "public\n"   (exchanged, again and again, with ↓)
+/// base/aside -> wd/src/secret    a symlink into the denied directory
+/// wd/src/secret/k.txt            "SECRET-MARKER\n"
+/// wd/src/secret/secret-name.txt
+/// ```
+struct Swapper {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<usize>>,
+}
+
+impl Swapper {
+    /// Exchanges `wd/src/d` and `base/aside` atomically until stopped, so `src/d` is either
+    /// the real directory or a symlink to `src/secret` at any instant.
+    fn start(f: &Fixture) -> Self {
+        let base = f.wd.parent().unwrap().to_path_buf();
+        std::fs::create_dir_all(f.wd.join("src/d")).unwrap();
+        std::fs::write(f.wd.join("src/d/k.txt"), "public\n").unwrap();
+        std::fs::write(f.wd.join("src/secret/k.txt"), "SECRET-MARKER\n").unwrap();
+        std::fs::write(f.wd.join("src/secret/secret-name.txt"), "SECRET-MARKER\n").unwrap();
+        symlink(f.wd.join("src/secret"), base.join("aside")).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (d, aside, flag) = (f.wd.join("src/d"), base.join("aside"), stop.clone());
+        let (tx, rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let mut swaps = 0;
+            while !flag.load(Ordering::Relaxed) {
+                rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &d,
+                    rustix::fs::CWD,
+                    &aside,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                )
+                .unwrap();
+                swaps += 1;
+                if swaps == 1 {
+                    tx.send(()).unwrap();
+                }
+            }
+            swaps
+        });
+        // The calls start once the swapping has.
+        rx.recv().unwrap();
+        Self {
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn stop(mut self) -> usize {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+/// The attack the lists must survive: a directory under an allowed root swapped for a symlink
+/// into a denied one between the check and the open. Each tool runs `TRIES` times while
+/// another thread keeps swapping; the denied content and names must never come back. Before
+/// the tools opened checked paths without following symlinks, reads won this race.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn swapping_a_directory_for_a_symlink_never_reaches_the_denied_one() {
+    const TRIES: usize = 1000;
+    let f = fixture();
+    let tools = fenced(&["src"], &["src/secret"]);
+    let swapper = Swapper::start(&f);
+    let calls = [
+        ("read_file", json!({"path": "src/d/k.txt"})),
+        ("read_multiple_files", json!({"paths": ["src/d/k.txt"]})),
+        ("list_directory", json!({"path": "src/d"})),
+        ("directory_tree", json!({"path": "src"})),
+        (
+            "search_files_content",
+            json!({"path": "src/d", "query": "MARKER"}),
+        ),
+        (
+            "search_files_content",
+            json!({"path": "src", "query": "MARKER"}),
+        ),
+    ];
+    let mut leaks = Vec::new();
+    for (name, args) in &calls {
+        for _ in 0..TRIES {
+            let got = run(&tools, name, args.clone(), &f.wd).await;
+            if got.contains("SECRET") || got.contains("secret-name") {
+                leaks.push(format!("{name}: {got}"));
+            }
+        }
+    }
+    let swaps = swapper.stop();
+    assert!(swaps > 0);
+    assert_eq!(leaks, Vec::<String>::new());
+}
+
+/// Lists that admit everything change nothing: the same calls, errors included, answer the
+/// same with and without them, though with them every path is reached without following
+/// symlinks (`src/out` and `src/flink` are symlinks the lists resolve before the check).
+#[tokio::test]
+async fn lists_that_admit_everything_answer_as_no_lists_do() {
+    let calls = [
+        ("read_file", json!({"path": "src/a.txt"})),
+        ("read_file", json!({"path": "src/flink"})),
+        ("read_file", json!({"path": "src/out/x.txt"})),
+        ("read_file", json!({"path": "nope.txt"})),
+        ("read_file", json!({"path": "src"})),
+        (
+            "read_multiple_files",
+            json!({"paths": ["src/a.txt", "nope"]}),
+        ),
+        ("write_file", json!({"path": "src", "content": "x"})),
+        ("write_file", json!({"path": "top.txt/x", "content": "x"})),
+        (
+            "write_file",
+            json!({"path": "new/deep/w.txt", "content": "w"}),
+        ),
+        (
+            "write_file",
+            json!({"path": "src/out/w.txt", "content": "w"}),
+        ),
+        ("read_file", json!({"path": "new/deep/w.txt"})),
+        (
+            "edit_file",
+            json!({"path": "src/a.txt", "edits": [{"oldText": "needle", "newText": "pin"}]}),
+        ),
+        (
+            "edit_file",
+            json!({"path": "nope", "edits": [{"oldText": "a", "newText": "b"}]}),
+        ),
+        ("read_file", json!({"path": "src/a.txt"})),
+        ("list_directory", json!({"path": "src"})),
+        ("list_directory", json!({"path": "src/out"})),
+        ("list_directory", json!({"path": "top.txt"})),
+        ("list_directory", json!({"path": "nope"})),
+        ("directory_tree", json!({"path": "."})),
+        ("directory_tree", json!({"path": "top.txt"})),
+        ("directory_tree", json!({"path": "nope"})),
+        (
+            "search_files_content",
+            json!({"path": ".", "query": "needle"}),
+        ),
+        (
+            "search_files_content",
+            json!({"path": "src/out", "query": "needle"}),
+        ),
+        (
+            "search_files_content",
+            json!({"path": "nope", "query": "needle"}),
+        ),
+        (
+            "create_directory",
+            json!({"paths": ["src/made/deeper", "src"]}),
+        ),
+        ("create_directory", json!({"paths": ["top.txt"]})),
+        ("create_directory", json!({"paths": ["top.txt/inner"]})),
+        ("create_directory", json!({"paths": ["src/out/made"]})),
+        (
+            "remove_directory",
+            json!({"paths": ["src/made/deeper", "src/made"]}),
+        ),
+        ("remove_directory", json!({"paths": ["src"]})),
+        ("remove_directory", json!({"paths": ["gone"]})),
+        ("remove_directory", json!({"paths": ["src/out"]})),
+        ("remove_directory", json!({"paths": ["src/out/made"]})),
+    ];
+    let mut answers = Vec::new();
+    for lists in [false, true] {
+        let f = fixture();
+        symlink(f.wd.join("top.txt"), f.wd.join("src/flink")).unwrap();
+        let base = f.wd.parent().unwrap().display().to_string();
+        let tools = if lists {
+            fenced(&[&base], &[])
+        } else {
+            build_toolset(&config(ToolsetKind::Filesystem), &sh()).tools
+        };
+        let mut got = Vec::new();
+        for (name, args) in &calls {
+            got.push(format!(
+                "{name} {args}: {}",
+                run(&tools, name, args.clone(), &f.wd).await
+            ));
+        }
+        answers.push(got);
+    }
+    assert_eq!(answers[1], answers[0]);
 }

@@ -6,9 +6,9 @@
 //! `..` applied after each (so `link/..` is the link target's parent, not the working
 //! directory), and the tools then work on that real path: what was checked is what is opened.
 //! Paths that do not exist yet (a file `write_file` creates) are checked as they will be once
-//! created. A check and the system call after it are not atomic: something else swapping a
-//! directory for a symlink in between can still escape, which the model cannot do with these
-//! tools alone.
+//! created. The real path holds no symlink, so the tools reach it without following any
+//! (`open`): a directory swapped for a symlink between the check and the open makes the open
+//! fail instead of escaping.
 
 use std::ffi::OsString;
 use std::io;
@@ -165,14 +165,16 @@ impl Roots {
             && (self.allow.is_empty() || self.allow.iter().any(|r| real.starts_with(&r.real)))
     }
 
-    /// Whether a walk may show (and, for a directory, enter) `path`, found under a real root:
-    /// only a symlink needs resolving, everything else already is a real path.
-    pub(super) fn admits_found(&self, path: &Path, is_symlink: bool) -> bool {
-        if is_symlink {
-            real_path(path).is_ok_and(|real| self.admits(&real))
+    /// Where `path`, found under a real root by a walk or a listing, leads when the lists
+    /// admit it (a walk may then show it and, for a directory, enter it): only a symlink
+    /// needs resolving, everything else already is a real path.
+    pub(super) fn admit_found(&self, path: &Path, is_symlink: bool) -> Option<PathBuf> {
+        let real = if is_symlink {
+            real_path(path).ok()?
         } else {
-            self.admits(path)
-        }
+            path.to_path_buf()
+        };
+        self.admits(&real).then_some(real)
     }
 }
 
@@ -437,9 +439,15 @@ mod tests {
     fn walks_resolve_only_symlinks() {
         let f = fixture();
         let r = roots(&f, &["."], &["src/vendor"]);
-        assert!(r.admits_found(&f.wd.join("src/a.rs"), false));
-        assert!(!r.admits_found(&f.wd.join("src/vendor"), false));
-        assert!(!r.admits_found(&f.wd.join("escape"), true));
+        let a = f.wd.join("src/a.rs");
+        assert_eq!(r.admit_found(&a, false), Some(a));
+        assert_eq!(r.admit_found(&f.wd.join("src/vendor"), false), None);
+        assert_eq!(r.admit_found(&f.wd.join("escape"), true), None);
+        symlink(f.wd.join("src/a.rs"), f.wd.join("inner")).unwrap();
+        assert_eq!(
+            r.admit_found(&f.wd.join("inner"), true),
+            Some(f.wd.join("src/a.rs"))
+        );
         assert!(PathRules::new(&[], &[]).is_none());
     }
 }

@@ -5,10 +5,15 @@
 //! skips what `.gitignore` ignores and `.git` itself, and stops at a node budget: a tree of
 //! `node_modules` would otherwise swamp the context.
 
+use std::ffi::OsStr;
+use std::os::fd::AsFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
+use rustix::fs::FileType;
 use serde::{Deserialize, Serialize};
 
+use super::open::{self, Fs};
 use super::search::{admitted, walker};
 use super::{Call, PathArgs};
 use crate::ToolError;
@@ -36,21 +41,37 @@ pub(super) fn list_directory(call: &Call) -> Result<String, ToolError> {
     let args: PathArgs = parse(&call.tool, &call.args)?;
     let path = args.path.as_str();
     let resolved = call.path(path)?;
-    let entries = std::fs::read_dir(&resolved).map_err(|e| ToolError::io("list", path, &e))?;
+    let fs = call.fs();
+    let list_err = |e: std::io::Error| ToolError::io("list", path, &e);
+    // Names come from the opened directory, and are looked at relative to it.
+    let dir = fs.dir(&resolved).map_err(list_err)?;
+    let entries = open::entries(dir.try_clone().map_err(list_err)?).map_err(list_err)?;
     let mut rows: Vec<(String, bool)> = Vec::new();
     let mut fenced = 0usize;
-    for entry in entries {
-        let entry = entry.map_err(|e| ToolError::io("list", path, &e))?;
-        if let Some(roots) = &call.roots {
-            let is_symlink = entry.file_type().is_ok_and(|t| t.is_symlink());
-            if !roots.admits_found(&entry.path(), is_symlink) {
-                fenced += 1;
-                continue;
-            }
-        }
+    for (name, listed) in entries {
         // Follows symlinks, so a link to a directory lists as one.
-        let is_dir = std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
-        rows.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+        let is_dir = match &call.roots {
+            None => open::stat_in(dir.as_fd(), &name, true).is_some_and(FileType::is_dir),
+            Some(roots) => {
+                let kind = match listed {
+                    FileType::Unknown => open::stat_in(dir.as_fd(), &name, false),
+                    known => Some(known),
+                };
+                let is_symlink = kind == Some(FileType::Symlink);
+                let found = resolved.join(OsStr::from_bytes(&name));
+                let Some(real) = roots.admit_found(&found, is_symlink) else {
+                    fenced += 1;
+                    continue;
+                };
+                if is_symlink {
+                    // Where the link leads, reached as any checked path.
+                    fs.metadata(&real).is_ok_and(|m| m.is_dir())
+                } else {
+                    kind.is_some_and(FileType::is_dir)
+                }
+            }
+        };
+        rows.push((String::from_utf8_lossy(&name).into_owned(), is_dir));
     }
     let fenced_note = (fenced > 0).then(|| {
         format!("[{fenced} entries not shown: outside `allow_list` or inside `deny_list`]\n")
@@ -113,8 +134,20 @@ pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
     let args: TreeArgs = parse(&call.tool, &call.args)?;
     let path = args.path.as_str();
     let resolved = call.path(path)?;
-    let real = std::fs::canonicalize(&resolved).map_err(|e| ToolError::io("walk", path, &e))?;
-    if !real.is_dir() {
+    let fs = call.fs();
+    let walk_err = |e: std::io::Error| ToolError::io("walk", path, &e);
+    let (real, is_dir) = match fs {
+        Fs::Plain => {
+            let real = std::fs::canonicalize(&resolved).map_err(walk_err)?;
+            let is_dir = real.is_dir();
+            (real, is_dir)
+        }
+        Fs::Checked => (
+            resolved.clone(),
+            fs.metadata(&resolved).map_err(walk_err)?.is_dir(),
+        ),
+    };
+    if !is_dir {
         return Err(ToolError::Rejected(format!("`{path}` is not a directory")));
     }
     let root_name = real
@@ -126,18 +159,39 @@ pub(super) fn directory_tree(call: &Call) -> Result<String, ToolError> {
     let mut stack = vec![Node::new(root_name, true)];
     let mut nodes = 0usize;
     let mut truncated = false;
+    // With lists, a directory that was not what the walk read (see below): its entries are
+    // left out with it.
+    let mut dropped: Option<PathBuf> = None;
     for entry in builder.build().skip(1) {
         if call.cancel.is_cancelled() {
             return Err(ToolError::Cancelled);
         }
         let Ok(entry) = entry else { continue };
+        if dropped
+            .as_ref()
+            .is_some_and(|d| entry.path().starts_with(d))
+        {
+            continue;
+        }
+        let is_dir = match fs {
+            Fs::Plain => entry.file_type().is_some_and(|t| t.is_dir()),
+            // The walk reads directories by path, so a directory swapped for a symlink can
+            // feed it another directory's entries: each is shown only if it is there,
+            // reached without following symlinks, and as what it is there.
+            Fs::Checked => match fs.symlink_metadata(entry.path()) {
+                Ok(meta) => meta.is_dir(),
+                Err(_) => {
+                    dropped = Some(entry.path().to_path_buf());
+                    continue;
+                }
+            },
+        };
         if nodes == MAX_TREE_NODES {
             truncated = true;
             break;
         }
         nodes += 1;
         close_to_depth(&mut stack, entry.depth());
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
         let node = Node::new(entry.file_name().to_string_lossy().into_owned(), is_dir);
         if is_dir {
             stack.push(node);
@@ -190,8 +244,9 @@ fn checked_paths(call: &Call, entry: bool) -> Result<Vec<(String, PathBuf)>, Too
 
 pub(super) fn create_directory(call: &Call) -> Result<String, ToolError> {
     let mut lines = Vec::new();
+    let fs = call.fs();
     for (path, resolved) in checked_paths(call, false)? {
-        std::fs::create_dir_all(resolved)
+        fs.create_dirs(&resolved)
             .map_err(|e| ToolError::io("create directory", &path, &e))?;
         lines.push(format!("Directory created successfully: {path}"));
     }
@@ -200,8 +255,9 @@ pub(super) fn create_directory(call: &Call) -> Result<String, ToolError> {
 
 pub(super) fn remove_directory(call: &Call) -> Result<String, ToolError> {
     let mut lines = Vec::new();
+    let fs = call.fs();
     for (path, resolved) in checked_paths(call, true)? {
-        std::fs::remove_dir(resolved).map_err(|e| {
+        fs.remove_dir(&resolved).map_err(|e| {
             let mut err = ToolError::io("remove directory", &path, &e);
             if e.kind() == std::io::ErrorKind::DirectoryNotEmpty
                 && let ToolError::Io { message, .. } = &mut err

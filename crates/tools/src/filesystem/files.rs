@@ -5,6 +5,8 @@
 //! derail it. Edits are all-or-nothing: every `oldText` is checked before anything is
 //! written, so a failed call leaves the file as it was.
 
+use std::io::Read;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -77,7 +79,10 @@ fn describe_binary(path: &str, len: usize) -> String {
 /// Reads one file as text, or describes it when it is binary.
 fn read_text(call: &Call, path: &str) -> Result<String, ToolError> {
     let resolved = call.path(path)?;
-    let meta = std::fs::metadata(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
+    let read_err = |e: std::io::Error| ToolError::io("read", path, &e);
+    // Everything below works on the one opened file.
+    let mut file = call.fs().read(&resolved).map_err(read_err)?;
+    let meta = file.metadata().map_err(read_err)?;
     if meta.is_dir() {
         return Err(ToolError::Rejected(format!(
             "`{path}` is a directory; use list_directory or directory_tree"
@@ -89,7 +94,8 @@ fn read_text(call: &Call, path: &str) -> Result<String, ToolError> {
             meta.len()
         )));
     }
-    let bytes = std::fs::read(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(read_err)?;
     let len = bytes.len();
     Ok(decode_text(bytes).unwrap_or_else(|| describe_binary(path, len)))
 }
@@ -149,11 +155,12 @@ pub(super) fn read_multiple_files(call: &Call) -> ToolResult {
 pub(super) fn write_file(call: &Call) -> Result<String, ToolError> {
     let args: WriteArgs = parse(&call.tool, &call.args)?;
     let resolved = call.path(&args.path)?;
+    let fs = call.fs();
     if let Some(parent) = resolved.parent() {
-        std::fs::create_dir_all(parent)
+        fs.create_dirs(parent)
             .map_err(|e| ToolError::io("create the parent directory of", &args.path, &e))?;
     }
-    std::fs::write(&resolved, args.content.as_bytes())
+    fs.write(&resolved, args.content.as_bytes())
         .map_err(|e| ToolError::io("write", &args.path, &e))?;
     Ok(format!(
         "File written successfully: {} ({} bytes)",
@@ -180,7 +187,11 @@ pub(super) fn edit_file(call: &Call) -> Result<String, ToolError> {
         return Err(ToolError::invalid(&call.tool, "`edits` is empty"));
     }
     let resolved = call.path(path)?;
-    let bytes = std::fs::read(&resolved).map_err(|e| ToolError::io("read", path, &e))?;
+    let fs = call.fs();
+    let mut bytes = Vec::new();
+    fs.read(&resolved)
+        .and_then(|mut file| file.read_to_end(&mut bytes))
+        .map_err(|e| ToolError::io("read", path, &e))?;
     let mut text = String::from_utf8(bytes).map_err(|_| {
         ToolError::Rejected(format!(
             "`{path}` is not UTF-8 text; edit_file only edits text files"
@@ -208,7 +219,8 @@ pub(super) fn edit_file(call: &Call) -> Result<String, ToolError> {
             }
         }
     }
-    std::fs::write(&resolved, text.as_bytes()).map_err(|e| ToolError::io("write", path, &e))?;
+    fs.write(&resolved, text.as_bytes())
+        .map_err(|e| ToolError::io("write", path, &e))?;
     let plural = if count == 1 { "edit" } else { "edits" };
     Ok(format!(
         "File edited successfully: {path} ({count} {plural} applied)"

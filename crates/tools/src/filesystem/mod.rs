@@ -5,12 +5,14 @@
 //! error naming the path as the model wrote it. Which calls may run is the approval chain's
 //! decision, made before `Tool::call`; which paths a call may touch is the toolset's
 //! `allow_list` / `deny_list` (`access.rs`), checked for every path argument and every entry
-//! a walk or listing shows.
+//! a walk or listing shows, and a checked path is then reached without following symlinks
+//! (`open.rs`).
 
 mod access;
 mod definitions;
 mod dirs;
 mod files;
+mod open;
 mod post_edit;
 mod search;
 
@@ -25,6 +27,7 @@ use tokio_util::sync::CancellationToken;
 use crate::args::resolve;
 use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolResult};
 use access::{PathRules, Roots};
+use open::Fs;
 use post_edit::PostEditCommands;
 
 /// The toolset's system-prompt text, as docker-agent sent it in the recorded request.
@@ -136,6 +139,16 @@ impl Call {
         match &self.roots {
             Some(roots) => roots.check(given, &resolved),
             None => Ok(resolved),
+        }
+    }
+
+    /// How this call reaches the paths [`Self::path`] returns: with lists, without following
+    /// symlinks, so what was checked is what is used.
+    fn fs(&self) -> Fs {
+        if self.roots.is_some() {
+            Fs::Checked
+        } else {
+            Fs::Plain
         }
     }
 

@@ -6,6 +6,8 @@
 //! is. Output is `path:line: text`, one line per matching line, capped so one broad query
 //! cannot flood the context.
 
+use std::borrow::Cow;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -69,7 +71,7 @@ pub(super) fn admitted(roots: Option<Arc<Roots>>) -> impl Fn(&DirEntry) -> bool 
     move |e| {
         roots
             .as_ref()
-            .is_none_or(|r| r.admits_found(e.path(), e.path_is_symlink()))
+            .is_none_or(|r| r.admit_found(e.path(), e.path_is_symlink()).is_some())
     }
 }
 
@@ -134,7 +136,9 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
     let excludes = Excludes::new(tool, &args.exclude_patterns.unwrap_or_default())?;
     let path = args.path.as_str();
     let root = call.path(path)?;
-    std::fs::metadata(&root).map_err(|e| ToolError::io("search", path, &e))?;
+    call.fs()
+        .metadata(&root)
+        .map_err(|e| ToolError::io("search", path, &e))?;
     // Results name files the way the model named the root, so it can pass them back as is.
     let shown_root = match path {
         "" | "." | "./" => PathBuf::new(),
@@ -154,7 +158,7 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
             return Err(ToolError::Cancelled);
         }
         let Ok(entry) = entry else { continue };
-        let Some(text) = searchable_text(entry.path()) else {
+        let Some(text) = searchable_text(call, &entry) else {
             continue;
         };
         let rel = entry.path().strip_prefix(&root).unwrap_or(entry.path());
@@ -188,14 +192,28 @@ pub(super) fn search_files_content(call: &Call) -> Result<String, ToolError> {
     Ok(out)
 }
 
-/// The file's text, or `None` for directories, special files, huge or binary files.
-fn searchable_text(path: &Path) -> Option<String> {
-    // Follows symlinks, like a read would.
-    let meta = std::fs::metadata(path).ok()?;
+/// The entry's text, or `None` for directories, special files, huge or binary files.
+fn searchable_text(call: &Call, entry: &DirEntry) -> Option<String> {
+    // Follows symlinks, like a read would: with lists, to where the link leads now, checked
+    // again, since the walk's check is already in the past.
+    let target = match &call.roots {
+        Some(roots) if entry.path_is_symlink() => {
+            Cow::Owned(roots.admit_found(entry.path(), true)?)
+        }
+        _ => Cow::Borrowed(entry.path()),
+    };
+    let fs = call.fs();
+    // Looked at before it is opened, so a device or a FIFO is never opened.
+    let meta = fs.metadata(&target).ok()?;
     if !meta.is_file() || meta.len() > MAX_SEARCH_FILE_BYTES {
         return None;
     }
-    decode_text(std::fs::read(path).ok()?)
+    let mut file = fs.read(&target).ok()?;
+    // With lists, each file is read without following symlinks, so what a swapped
+    // directory fed the walk cannot be read.
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    decode_text(bytes)
 }
 
 /// The line, or at most `MAX_LINE_CHARS` of it around the match when it is longer.
