@@ -161,7 +161,8 @@ const DIFFERENCES: &str = "
 | matchers | anchored regexes compiled at load; an invalid one is a config error |
 | `--hook-*` flags | appended to every event's YAML hooks; nothing is dropped |
 | rewrites | `tool_response_transform`, `before_llm_call` and `tool_input_transform` hooks chain: each sees the previous rewrite (so `redact_secrets` also redacts `limit_large_tool_results`'s tail) |
-| approval order | `tool_input_transform`, `tool_guard`, the preempt lane, permission rules (deny first: it holds under `--yolo`), the safety mode (`--yolo`, `autonomous`), `pre_tool_use`, the read-only hint (not in `strict`), `restricted`'s deny, `permission_request`, the user; `tether hooks decide` prints the same decision and `approval_source` |
+| arguments | checked before the approval ladder: the call's arguments must be a JSON object whose keys the tool declares (an MCP tool's undeclared keys are refused only where its `inputSchema` says `additionalProperties: false`; `description` is declared with `add_description_parameter`), with no two keys that differ only in case. Otherwise the model gets an `invalid arguments` error naming the keys and nothing runs: no hook, no rule (`approval_source` `invalid_arguments`). A hook's `updated_input` is checked again. So every hook, every permission rule and the tool read one and the same object; the shell tool reads `cmd` alone |
+| approval order | the argument check, `tool_input_transform`, `tool_guard`, the preempt lane, permission rules (deny first: it holds under `--yolo`), the safety mode (`--yolo`, `autonomous`), `pre_tool_use`, the read-only hint (not in `strict`), `restricted`'s deny, `permission_request`, the user; `tether hooks decide` prints the same decision and `approval_source` |
 | safety modes | agent `safety:` (else the user config's `settings.safety`, else `balanced`): `strict` asks even for read-only tools, `balanced` asks for the rest, `restricted` denies the rest without asking, `autonomous` runs everything (`--yolo`); deny rules and `tool_guard` hold in every mode |
 | routing | `before_agent_run` / `after_agent_complete` answer `transition: {action: route, agent}` or `{action: default}` (the agent's `routing.default_agent`); a route outside `routing.allowed_agents`, a failure or a block ends the run |
 | exit codes on the newer events | on `tool_guard`, `before_agent_run`, `after_agent_complete`, `prompt_file_guard` and `skill_content_guard` any non-zero exit denies (as docker-agent's current reference says); on `pre_tool_use` an exit other than 0 and 2 stays a warning, the classic rule |
@@ -333,7 +334,7 @@ pub(crate) fn agent_files_md() -> String {
             s::HOOK_FIELDS,
             "See docs/hooks.md for events, the protocol and the builtins.",
         ),
-        ("Permissions", "", s::PERMISSIONS_FIELDS, ""),
+        ("Permissions", "", s::PERMISSIONS_FIELDS, PERMISSIONS),
     ];
     for (title, kind, fields, text) in sections {
         let _ = write!(out, "## {title}\n\n");
@@ -362,6 +363,14 @@ pub(crate) fn agent_files_md() -> String {
     out.push_str(CODE_MODE);
     out
 }
+
+/// How permission patterns match, in docs/agent-files.md.
+const PERMISSIONS: &str = "A pattern is `TOOL` or `TOOL:KEY=VALUE[:KEY=VALUE…]`, each part a glob (`*`, `?`, `[…]`, `\\` escapes; a trailing `*` after a plain prefix is a prefix test, `sudo*` matching `sudo rm -rf /`). `deny` is checked first (it holds under `--yolo`), then the session's approvals and `allow`, then `ask`. The arguments a rule sees are the ones the tool runs with: a call whose arguments hold a key the tool does not declare, or two keys that differ only in case, is refused before any rule or hook looks at it (the `arguments` row of docs/hooks.md). Each list reads its patterns the way that errs on the safe side, because the model writes the arguments:
+
+- **`deny` and `ask` match generously**: keys and values ignore case, and `*`, `?` and `[…]` cross `/` (`shell:cmd=*sudo*` matches `sudo cat /etc/shadow`). For the shell tool's `cmd`, the pattern is tried on the whole line and on every command in it, as tree-sitter-bash parses it: through pipes, lists, `$(…)`, backticks and process substitutions, `if`/`for`/function bodies, wrappers (`env`, `command`, `sudo`, `xargs`, `timeout`, `nice`, …), shell strings (`bash -c`, `eval`, a heredoc fed to `sh`), `find -exec`, and with the program's directory stripped. So `deny: [\"shell:cmd=rm *\"]` stops `/bin/rm -rf x`, `env rm x`, `true; rm x` and `echo $(rm x)`. A line whose program cannot be known before it runs (`$CMD x`, a shell reading a script from a pipe, a syntax error) matches every shell `deny` and `ask` pattern.
+- **`allow` matches strictly**: keys exactly, values with case, and wildcards stop at `/` (Go's `filepath.Match`, as docker-agent); a value with a `..` path component is never allowed unless the pattern spells the `..` (`read_file:path=/srv/app/*` does not allow `/srv/app/../../etc/shadow`). For the shell tool's `cmd`, a line is allowed only when every simple command in it is allowed by some `allow` pattern on its own, the line has no substitution, arithmetic, `[[ … ]]`, heredoc or file redirection (only `2>&1`-style duplications and `/dev/null`), and no wildcard stands for shell syntax (`$`, `` ` ``, `;`, `&`, `|`, `<`, `>`, `(`, `)`, a newline). So `allow: [\"shell:cmd=npm run test*\"]` allows `npm run test --watch` but not `npm run test; rm -rf x` nor `npm run test $(curl …)`; those go on to the next steps of the approval ladder (usually a question). A pattern with no wildcard equal to the whole line allows exactly that line, redirections and all (`shell:cmd=make > build.log 2>&1`), and `shell` alone allows every line.
+
+docker-agent matches every list case-insensitively with `filepath.Match` on the whole value: there a deny rule misses `sudo` after a `/` or a `;`, and a prefix allow rule covers whatever follows the prefix. Tether's deny and ask rules never match less than docker-agent's, and its allow rules never match more.";
 
 /// The "HTTP tools" subsection of docs/agent-files.md's toolsets.
 const HTTP_TOOLS: &str = "### HTTP tools (`fetch`, `api`, `openapi`)

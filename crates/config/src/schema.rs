@@ -1032,12 +1032,20 @@ pub const STRUCTURED_OUTPUT_FIELDS: &[Field] = &[
 ];
 
 pub const PERMISSIONS_FIELDS: &[Field] = &[
-    f("allow", T::StringList, "Patterns that run without asking."),
-    f("ask", T::StringList, "Patterns that always ask."),
+    f(
+        "allow",
+        T::StringList,
+        "Patterns that run without asking (matched strictly: exact keys and case; a shell line only when each of its commands is allowed).",
+    ),
+    f(
+        "ask",
+        T::StringList,
+        "Patterns that always ask (matched generously, like `deny`).",
+    ),
     f(
         "deny",
         T::StringList,
-        "Patterns that never run (checked first).",
+        "Patterns that never run (checked first; matched generously: any case, wildcards cross `/`, every command of a shell line).",
     ),
 ];
 
