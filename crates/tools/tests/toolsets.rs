@@ -272,3 +272,37 @@ async fn todo_tools_share_one_list_per_toolset() {
         ok(&json!({"todos": []}).to_string())
     );
 }
+
+#[tokio::test]
+async fn a_script_tool_passes_only_its_declared_arguments_to_the_command() {
+    // Even past the runtime's argument check, an undeclared argument never becomes a variable:
+    // bash would run `BASH_ENV` before the command.
+    let dir = tempfile::tempdir().unwrap();
+    let script = tether_config::Script {
+        name: "greet".to_owned(),
+        cmd: "echo \"hello ${name}\"; printenv EXTRA || echo no-extra".to_owned(),
+        description: String::new(),
+        args: vec![("name".to_owned(), json!({"description": "who"}))],
+        required: vec!["name".to_owned()],
+        env: Vec::new(),
+        working_dir: None,
+    };
+    let bash = tether_exec::Shell {
+        program: "/bin/bash".into(),
+        kind: tether_exec::ShellKind::Bash,
+    };
+    let tool = tether_tools::ScriptTool::new(&script, bash, &[]);
+    let marker = dir.path().join("pwned");
+    let got = call(
+        &tool,
+        json!({
+            "name": "x",
+            "EXTRA": "leak",
+            "BASH_ENV": format!("$(touch {})", marker.display()),
+        }),
+        dir.path(),
+    )
+    .await;
+    assert_eq!(got, ok("hello x\nno-extra\n"));
+    assert!(!marker.exists());
+}
