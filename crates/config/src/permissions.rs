@@ -132,7 +132,7 @@ fn any_denies(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -
 
 fn allowed(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> bool {
     // Keys that differ only in case leave it open which one a tool reads.
-    if has_case_twins(call.args) {
+    if patterns.is_empty() || has_case_twins(call.args) {
         return false;
     }
     tools.iter().any(|tool| {
