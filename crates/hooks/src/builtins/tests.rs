@@ -464,6 +464,11 @@ async fn limit_large_tool_results_writes_the_full_result_and_shows_the_tail() {
         .collect();
     assert_eq!(files.len(), 1);
     assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), big);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&files[0]), mode(&dir)), (0o600, 0o700));
+    }
     let expected_tail: String = (1000..3000).map(|i| format!("row {i}\n")).collect();
     assert_eq!(
         text,
