@@ -140,7 +140,18 @@ pub(crate) fn tether_home() -> PathBuf {
 
 /// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`).
 pub(crate) fn open_store(path: Option<&Path>) -> anyhow::Result<Arc<tether_store::Store>> {
-    let path = path.map_or_else(|| tether_home().join("sessions.db"), Path::to_path_buf);
+    let home = tether_home();
+    let path = path.map_or_else(|| home.join("sessions.db"), Path::to_path_buf);
+    // `$TETHER_HOME` and the directories in it are private; a `--session-db` elsewhere gets a
+    // private file but its directories are the user's (`tether_exec::private`).
+    if let Some(dir) = path.parent() {
+        tether_exec::private::create_dir(&home, dir).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot open the session database: cannot create `{}` as a private directory: {e}",
+                dir.display()
+            )
+        })?;
+    }
     tether_store::Store::open(&path)
         .map(Arc::new)
         .map_err(|e| anyhow::anyhow!("cannot open the session database: {e}"))
