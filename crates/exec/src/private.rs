@@ -66,6 +66,34 @@ pub fn tighten(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// Tightens `root` and everything below it, without following symlinks and without
+/// descending into the directories `keep_inside` names (they are tightened themselves, their
+/// contents left as they are). For a data directory an older Tether left readable by others,
+/// whose files would otherwise wait to be tightened until each is next opened. Best effort:
+/// an entry that cannot be read or changed is passed over.
+pub fn tighten_tree(root: &Path, keep_inside: &dyn Fn(&Path) -> bool) {
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.file_type().is_symlink() {
+            continue;
+        }
+        if meta.is_dir()
+            && !keep_inside(&path)
+            && let Ok(entries) = std::fs::read_dir(&path)
+        {
+            stack.extend(entries.flatten().map(|e| e.path()));
+        }
+        if let Some(mode) = tightened(meta.permissions().mode()) {
+            if std::fs::set_permissions(&path, Permissions::from_mode(mode)).is_ok() {
+                notice(&path);
+            }
+        }
+    }
+}
+
 /// Creates `dir` and its missing parents, each 0700; existing directories are left as they
 /// are (they may be the user's).
 pub fn create_dirs(dir: &Path) -> io::Result<()> {
@@ -249,6 +277,34 @@ mod tests {
         tighten_sqlite(&db).unwrap();
         assert_eq!(mode(&db), 0o600);
         assert!(!tmp.path().join("d/x.db-shm").exists());
+    }
+
+    #[test]
+    fn a_whole_tree_is_tightened_but_not_what_it_keeps_inside_nor_symlink_targets() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let outside = tmp.path().join("outside.txt");
+        std::fs::write(&outside, "").unwrap();
+        set_mode(&outside, 0o644);
+        std::fs::create_dir_all(home.join("logs/s1")).unwrap();
+        std::fs::create_dir_all(home.join("worktrees/repo/src")).unwrap();
+        std::fs::write(home.join("logs/s1/mcp-a.log"), "").unwrap();
+        std::fs::write(home.join("worktrees/repo/src/main.rs"), "").unwrap();
+        std::os::unix::fs::symlink(&outside, home.join("link")).unwrap();
+        for p in ["", "logs", "logs/s1", "worktrees", "worktrees/repo"] {
+            set_mode(&home.join(p), 0o755);
+        }
+        set_mode(&home.join("logs/s1/mcp-a.log"), 0o644);
+        set_mode(&home.join("worktrees/repo/src/main.rs"), 0o644);
+        let worktrees = home.join("worktrees");
+        tighten_tree(&home, &|p| p == worktrees);
+        for d in ["", "logs", "logs/s1", "worktrees"] {
+            assert_eq!(mode(&home.join(d)), 0o700, "{d}");
+        }
+        assert_eq!(mode(&home.join("logs/s1/mcp-a.log")), 0o600);
+        assert_eq!(mode(&home.join("worktrees/repo")), 0o755);
+        assert_eq!(mode(&home.join("worktrees/repo/src/main.rs")), 0o644);
+        assert_eq!(mode(&outside), 0o644);
     }
 
     #[test]
