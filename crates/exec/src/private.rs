@@ -4,9 +4,10 @@
 //! others can read (an older Tether created them so) is tightened when it is next opened, with
 //! one notice per process.
 //!
-//! Directories inside the data directory (`$TETHER_HOME`) are Tether's own and are tightened;
-//! directories elsewhere belong to the user and are only ever created, never changed. Files
-//! Tether writes are 0600 wherever they are.
+//! The data directory (`$TETHER_HOME`) and what is inside it are Tether's own and are
+//! tightened, as are the directories Tether names for itself elsewhere (its spool directory in
+//! the temp directory); other directories belong to the user and are only ever created, never
+//! changed. Files Tether writes are 0600 wherever they are.
 
 use std::ffi::OsString;
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
@@ -66,7 +67,7 @@ pub fn tighten(path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Tightens `root` and everything below it, without following symlinks and without
+/// Tightens `root` and everything below it, without following symlinks below it and without
 /// descending into the directories `keep_inside` names (they are tightened themselves, their
 /// contents left as they are). For a data directory an older Tether left readable by others,
 /// whose files would otherwise wait to be tightened until each is next opened. Best effort:
@@ -74,7 +75,12 @@ pub fn tighten(path: &Path) -> io::Result<()> {
 pub fn tighten_tree(root: &Path, keep_inside: &dyn Fn(&Path) -> bool) {
     let mut stack = vec![root.to_path_buf()];
     while let Some(path) = stack.pop() {
-        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+        let meta = if path == root {
+            std::fs::metadata(&path)
+        } else {
+            std::fs::symlink_metadata(&path)
+        };
+        let Ok(meta) = meta else {
             continue;
         };
         if meta.file_type().is_symlink() {
@@ -86,10 +92,10 @@ pub fn tighten_tree(root: &Path, keep_inside: &dyn Fn(&Path) -> bool) {
         {
             stack.extend(entries.flatten().map(|e| e.path()));
         }
-        if let Some(mode) = tightened(meta.permissions().mode()) {
-            if std::fs::set_permissions(&path, Permissions::from_mode(mode)).is_ok() {
-                notice(&path);
-            }
+        if let Some(mode) = tightened(meta.permissions().mode())
+            && std::fs::set_permissions(&path, Permissions::from_mode(mode)).is_ok()
+        {
+            notice(&path);
         }
     }
 }
@@ -104,8 +110,9 @@ pub fn create_dirs(dir: &Path) -> io::Result<()> {
 }
 
 /// Makes `dir` exist privately: missing directories are created 0700, and when `dir` is inside
-/// `home` (the data directory), `home` and every directory from it down to `dir` are tightened
-/// to 0700. Outside `home`, existing directories are the user's and are left alone.
+/// `home` (the data directory, or `dir` itself when it is Tether's own), `home` and every
+/// directory from it down to `dir` are tightened to 0700. Outside `home`, existing directories
+/// are the user's and are left alone.
 pub fn create_dir(home: &Path, dir: &Path) -> io::Result<()> {
     create_dirs(dir)?;
     let Ok(rel) = dir.strip_prefix(home) else {
@@ -296,8 +303,10 @@ mod tests {
         }
         set_mode(&home.join("logs/s1/mcp-a.log"), 0o644);
         set_mode(&home.join("worktrees/repo/src/main.rs"), 0o644);
-        let worktrees = home.join("worktrees");
-        tighten_tree(&home, &|p| p == worktrees);
+        // Through a symlinked home, as `$TETHER_HOME` may be.
+        let linked = tmp.path().join("linked-home");
+        std::os::unix::fs::symlink(&home, &linked).unwrap();
+        tighten_tree(&linked, &|p| p == linked.join("worktrees"));
         for d in ["", "logs", "logs/s1", "worktrees"] {
             assert_eq!(mode(&home.join(d)), 0o700, "{d}");
         }

@@ -152,8 +152,10 @@ fn open_file(dir: &Path) -> Result<(PathBuf, std::fs::File), String> {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let path = dir.join(format!("output-{}-{n}-{nanos:09}.log", std::process::id()));
-        match crate::private::open(&path, std::fs::OpenOptions::new().write(true).create_new(true))
-        {
+        match crate::private::open(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+        ) {
             Ok(file) => return Ok((path, file)),
             // Another process with a recycled pid left a file behind: try the next name.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

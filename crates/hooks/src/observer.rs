@@ -33,8 +33,7 @@ impl HookLog {
     /// Opens `path` for appending; it is created 0600 and an existing one others can read is
     /// tightened (hook errors may quote tool arguments).
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file =
-            tether_exec::private::open(path, OpenOptions::new().create(true).append(true))?;
+        let file = tether_exec::private::open(path, OpenOptions::new().create(true).append(true))?;
         Ok(Self {
             file: Mutex::new(file),
         })

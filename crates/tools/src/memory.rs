@@ -382,7 +382,8 @@ mod tests {
         set_mode(&file, 0o644);
         let conn = open(&home, &file).unwrap();
         // A write makes SQLite's rollback journal: it gets the file's mode.
-        conn.execute_batch("BEGIN IMMEDIATE; DELETE FROM memories;").unwrap();
+        conn.execute_batch("BEGIN IMMEDIATE; DELETE FROM memories;")
+            .unwrap();
         assert_eq!(mode(&home.join("memory/default/memory.db-journal")), 0o600);
         conn.execute_batch("ROLLBACK").unwrap();
         assert_eq!(mode(&file), 0o600);

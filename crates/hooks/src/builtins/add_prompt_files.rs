@@ -1,9 +1,9 @@
 //! `add_prompt_files`: the contents of named files, found by walking up from the working
-//! directory, plus the same names in the home directory; joined by a blank line. Only regular
-//! files whose real path stays inside the working tree or the directory they were found in are
-//! read (see [`candidates`]). A first
+//! directory, plus the same names in the home directory; joined by a blank line. A first
 //! argument `--depth=N` also lists, by path only, the same names found up to N directory levels
-//! below the working directory (monorepos with an `AGENTS.md` per project).
+//! below the working directory (monorepos with an `AGENTS.md` per project). Only regular files
+//! whose real path stays inside the working tree or the directory they were found in are read
+//! (see [`candidates`]).
 
 use std::path::{Path, PathBuf};
 
@@ -32,17 +32,15 @@ pub(crate) fn candidates(
     let rel = name.trim_start_matches('/');
     let tree = working_tree(cwd);
     let mut out = Vec::new();
-    let mut keep = |found: &Path, dir: &Path, out: &mut Vec<PathBuf>| match checked(
-        found,
-        &[dir, tree],
-    ) {
-        Ok(real) if !out.contains(&real) => out.push(real),
-        Ok(_) => {}
-        Err(why) => {
-            tracing::warn!(target: "tether_hooks::add_prompt_files", "{why}");
-            refused.push(why);
-        }
-    };
+    let mut keep =
+        |found: &Path, dir: &Path, out: &mut Vec<PathBuf>| match checked(found, &[dir, tree]) {
+            Ok(real) if !out.contains(&real) => out.push(real),
+            Ok(_) => {}
+            Err(why) => {
+                tracing::warn!(target: "tether_hooks::add_prompt_files", "{why}");
+                refused.push(why);
+            }
+        };
     if let Some((dir, found)) = cwd
         .ancestors()
         .map(|d| (d, d.join(rel)))
@@ -52,10 +50,7 @@ pub(crate) fn candidates(
     }
     let second = match env.var("DOCKER_AGENT_KIT_DIR").filter(|k| !k.is_empty()) {
         Some(kit) => Some(Path::new(&kit).join("prompt_files")),
-        None => env
-            .var("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from),
+        None => env.var("HOME").filter(|h| !h.is_empty()).map(PathBuf::from),
     };
     if let Some(dir) = second {
         let found = dir.join(rel);
@@ -147,7 +142,12 @@ fn nested(cwd: &Path, names: &[String], depth: usize) -> Vec<String> {
 }
 
 /// The text for `args`; files refused (see [`candidates`]) are described in `refused`.
-pub(crate) fn text(cwd: &Path, args: &[String], env: &HookEnv, refused: &mut Vec<String>) -> String {
+pub(crate) fn text(
+    cwd: &Path,
+    args: &[String],
+    env: &HookEnv,
+    refused: &mut Vec<String>,
+) -> String {
     let (depth, names) = split_depth(args);
     let mut contents: Vec<String> = names
         .iter()
@@ -186,7 +186,12 @@ impl Builtin for AddPromptFiles {
                 return Ok(None);
             }
             let mut refused = Vec::new();
-            let text = text(Path::new(&call.input.cwd), call.args, call.env, &mut refused);
+            let text = text(
+                Path::new(&call.input.cwd),
+                call.args,
+                call.env,
+                &mut refused,
+            );
             // Not a failure: the turn goes on without those files; the hook log says why.
             for why in refused {
                 call.notes.push(why);

@@ -106,8 +106,10 @@ fn write_full(dir: &Path, text: &str) -> std::io::Result<PathBuf> {
             .map_or(0, |d| d.subsec_nanos());
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("tool-result-{nanos:08x}{n:04x}.txt"));
-        match tether_exec::private::open(&path, std::fs::OpenOptions::new().write(true).create_new(true))
-        {
+        match tether_exec::private::open(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+        ) {
             Ok(mut f) => {
                 f.write_all(text.as_bytes())?;
                 return Ok(path);

@@ -235,9 +235,16 @@ async fn add_prompt_files_never_reads_a_symlink_that_leaves_the_working_tree() {
     let env = env_with(&[("HOME", &home.display().to_string())]);
 
     let input = at(&repo.join("sub"));
-    let args: Vec<String> = ["AGENTS.md", "CLAUDE.md", "GUIDE.md", "SUB.md", "ZERO.md", "HOME.md"]
-        .map(str::to_owned)
-        .to_vec();
+    let args: Vec<String> = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GUIDE.md",
+        "SUB.md",
+        "ZERO.md",
+        "HOME.md",
+    ]
+    .map(str::to_owned)
+    .to_vec();
     let notes = crate::registry::Notes::default();
     let cancel = CancellationToken::new();
     let out = AddPromptFiles
@@ -255,9 +262,15 @@ async fn add_prompt_files_never_reads_a_symlink_that_leaves_the_working_tree() {
     assert_eq!(ctx(out).as_deref(), Some("the guide\n\nthe sub notes"));
     let notes = notes.take().unwrap();
     for name in ["AGENTS.md", "CLAUDE.md", "HOME.md"] {
-        assert!(notes.contains(&format!("{name}` skipped: it leads to `")), "{name}: {notes}");
+        assert!(
+            notes.contains(&format!("{name}` skipped: it leads to `")),
+            "{name}: {notes}"
+        );
     }
-    assert!(!notes.contains("GUIDE") && !notes.contains("SUB"), "{notes}");
+    assert!(
+        !notes.contains("GUIDE") && !notes.contains("SUB"),
+        "{notes}"
+    );
 
     // The guard reads what the builtin would: the same checked paths.
     let paths = prompt_file_paths(&repo.join("sub"), &args);
