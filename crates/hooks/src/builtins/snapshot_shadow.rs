@@ -268,11 +268,8 @@ fn sync_exclude(shadow: &Shadow) -> Result<(), String> {
     if std::fs::read(&target).ok().as_deref() == Some(source.as_slice()) {
         return Ok(());
     }
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(shadow.dir.join("info"))?;
-        std::fs::write(&target, &source)
-    };
-    write().map_err(|e| format!("cannot write `{}`: {e}", target.display()))
+    tether_exec::private::write_whole(&target, &source)
+        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))
 }
 
 /// Stages the worktree into the shadow index and returns its tree hash.
