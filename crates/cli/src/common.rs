@@ -138,9 +138,32 @@ pub(crate) fn tether_home() -> PathBuf {
     tether_config::data_dir()
 }
 
+/// A `$TETHER_HOME` that others can read was left so by an older Tether: everything in it is
+/// tightened now rather than as each file is next opened, except the worktrees' checkouts
+/// (the user's files; the directory holding them is private).
+fn tighten_old_home(home: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    if std::fs::metadata(home).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+        let worktrees = home.join("worktrees");
+        tether_exec::private::tighten_tree(home, &|p| p == worktrees);
+    }
+}
+
 /// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`).
 pub(crate) fn open_store(path: Option<&Path>) -> anyhow::Result<Arc<tether_store::Store>> {
-    let path = path.map_or_else(|| tether_home().join("sessions.db"), Path::to_path_buf);
+    let home = tether_home();
+    let path = path.map_or_else(|| home.join("sessions.db"), Path::to_path_buf);
+    tighten_old_home(&home);
+    // `$TETHER_HOME` and the directories in it are private; a `--session-db` elsewhere gets a
+    // private file but its directories are the user's (`tether_exec::private`).
+    if let Some(dir) = path.parent() {
+        tether_exec::private::create_dir(&home, dir).map_err(|e| {
+            anyhow::anyhow!(
+                "cannot open the session database: cannot create `{}` as a private directory: {e}",
+                dir.display()
+            )
+        })?;
+    }
     tether_store::Store::open(&path)
         .map(Arc::new)
         .map_err(|e| anyhow::anyhow!("cannot open the session database: {e}"))

@@ -129,6 +129,7 @@ pub(crate) fn hooks_md() -> String {
         );
     }
     out.push_str(DIFFERENCES);
+    out.push_str(PRIVATE_FILES);
     out
 }
 
@@ -189,6 +190,19 @@ const DIFFERENCES: &str = "
 | MCP servers | started together before the agent's first model call, each in its own process group; stderr and log messages go to `$TETHER_HOME/logs/SESSION/mcp-NAME.log`; a crashed server is restarted on the next call (`lifecycle`); all stop at the end of the run, on Ctrl-C and SIGTERM. Agents whose toolsets define the same server share one process. A server that cannot start is a warning (the run goes on without its tools) unless `lifecycle.required` |
 | MCP not supported yet | remote OAuth (`remote.oauth`, and a 401 from a server), `version:` auto-install (a missing command names the package to install), sampling requests (declined with an error) |
 | Claude Code hooks | `dialect: claude` on a command or http hook: it reads Claude's event and tool names (`PreToolUse`, `Bash`), `tool_input.command` / `file_path`, and `CLAUDE_PROJECT_DIR`; its `updatedInput` is spelled back, on `post_tool_use` its block (exit 2 or `decision: block`) is context for the model instead of stopping the run, and on `stop` its block keeps the agent going with the reason (`stop_hook_active` is set on the next `stop`; at most 10 times a run), as in Claude Code. `tether hooks import-claude` marks every hook it converts |
+";
+
+/// File modes of what Tether keeps, and the files `add_prompt_files` may read (issue 22).
+const PRIVATE_FILES: &str = "
+## Private files and prompt files
+
+Sessions, memories, caches and logs hold prompts, tool output and tool arguments, secrets included, so Tether keeps them readable by their owner only, whatever the umask:
+
+- The data directory (`$TETHER_HOME`, else `$XDG_DATA_HOME/tether`, else `~/.local/share/tether`) and every directory Tether makes in it are 0700; its files are 0600: `sessions.db` with SQLite's `-wal`, `-shm` and `-journal` files, `memory/default/memory.db`, `cache/`, `logs/SESSION/mcp-NAME.log`, the `snapshot/` repositories (`git init --shared=0600`). The checkouts under `worktrees/` keep git's modes.
+- Files Tether writes elsewhere are 0600 too, in new directories 0700: a memory toolset's or a response cache's `path`, `--hook-log`, a `--session-db` outside the data directory, spooled shell output and large tool results in the temp directory (whose `tether-shell-output-PID` and `tether-tool-results/SESSION` directories are Tether's, so tightened too). Other directories outside the data directory that already exist are the user's and are never changed.
+- What an older Tether left readable by others is tightened when it is next opened; a data directory found readable by others is tightened whole (the checkouts under `worktrees/` aside). The first change is reported once per run: ``warning: `PATH` was readable by other users: made it private; …``.
+
+`add_prompt_files` (and `prompt_file_guard`, which sees the same files) reads a file only when it is a regular file whose real path, symlinks resolved, stays inside the working tree (the nearest directory up from the working directory that holds `.git`, else the working directory) or inside the directory it was found in (an ancestor of the working directory, the home directory, `$DOCKER_AGENT_KIT_DIR/prompt_files/`). A repository's `AGENTS.md` symlinked to `~/.ssh/id_rsa` is skipped and never read: the turn goes on without it, with a warning in the debug log (`TETHER_LOG=warn`) and a note in the hook's `error` in `--hook-log`. A symlink to another file of the working tree is read.
 ";
 
 /// `docs/cli.md`, from the clap definitions.

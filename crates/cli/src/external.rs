@@ -68,6 +68,8 @@ pub(crate) fn resolve(file: &mut AgentFile, cache: &Path) -> anyhow::Result<()> 
 /// A failed fetch falls back on the copy a previous run cached.
 fn fallback(reference: &str, cached: PathBuf, error: String) -> Result<PathBuf, String> {
     if cached.is_file() {
+        // Written 0600 by this version; an older one left it readable by others.
+        let _ = tether_exec::private::tighten(&cached);
         crate::out::warning(&format!(
             "cannot fetch `{reference}` ({error}); using the copy cached at {}",
             cached.display()
@@ -130,7 +132,12 @@ async fn body(url: &str, mut response: reqwest::Response) -> Result<Vec<u8>, Str
 }
 
 fn save(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {
-    tether_core::write_whole(path, bytes)
+    // The cache is under `$TETHER_HOME`: every directory down to the file is private.
+    path.parent()
+        .map_or(Ok(()), |dir| {
+            tether_exec::private::create_dir(&crate::common::tether_home(), dir)
+        })
+        .and_then(|()| tether_exec::private::write_whole(path, bytes))
         .map_err(|e| format!("cannot cache {}: {e}", path.display()))?;
     Ok(path.to_path_buf())
 }

@@ -45,6 +45,9 @@ fn main() -> ExitCode {
         }
     };
     out::init_logs();
+    // Files an older Tether left readable by others are tightened as they are opened; the
+    // first one is said once.
+    tether_exec::private::on_tightened(out::warning);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         // Sub-agents nest whole runs; room for deep chains in debug builds too.

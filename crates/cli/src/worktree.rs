@@ -86,6 +86,11 @@ pub(crate) async fn create(dir: &Path, name: &str) -> anyhow::Result<Worktree> {
             path.display()
         )));
     }
+    if let Some(parent) = path.parent() {
+        // `$TETHER_HOME/worktrees/REPO` is Tether's (private); the worktree itself is git's.
+        tether_exec::private::create_dir(&tether_home(), parent)
+            .map_err(|e| user_error(format!("cannot create `{}`: {e}", parent.display())))?;
+    }
     let branch = format!("tether/{name}");
     let target = path.display().to_string();
     git(

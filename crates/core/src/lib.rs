@@ -45,7 +45,6 @@ pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;
 pub use persistence::SessionStore;
 pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
-pub use response_cache::write_whole;
 pub use run::{RunOutcome, StopReason};
 pub use session::Session;
 pub use setup::{

@@ -1,6 +1,6 @@
 //! An agent's response cache (`cache:`): the final answer of a run that started with a user
 //! question, replayed when the same question comes again. Optionally kept in a JSON file
-//! (an object from question to answer) that is rewritten whole on each store.
+//! (an object from question to answer) that is rewritten whole on each store, mode 0600.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,6 +19,13 @@ impl ResponseCache {
     pub(crate) fn open(config: &Config, warnings: &mut Vec<String>) -> Self {
         let mut answers = BTreeMap::new();
         if let Some(path) = &config.path {
+            // Answers are private (see `put`); one an older Tether left readable is tightened.
+            if let Err(e) = tether_exec::private::tighten(path) {
+                warnings.push(format!(
+                    "cannot make the response cache {} private: {e}",
+                    path.display()
+                ));
+            }
             match std::fs::read_to_string(path) {
                 Ok(text) => match serde_json::from_str(&text) {
                     Ok(map) => answers = map,
@@ -81,19 +88,13 @@ impl ResponseCache {
 
 fn write(path: &Path, answers: &BTreeMap<String, String>) -> Result<(), String> {
     let text = serde_json::to_string_pretty(answers).unwrap_or_default();
-    write_whole(path, text.as_bytes())
+    // Inside the data directory, the directories down to the file are Tether's: private too.
+    path.parent()
+        .map_or(Ok(()), |dir| {
+            tether_exec::private::create_dir(&tether_config::data_dir(), dir)
+        })
+        .and_then(|()| tether_exec::private::write_whole(path, text.as_bytes()))
         .map_err(|e| format!("cannot write the response cache {}: {e}", path.display()))
-}
-
-/// Writes `bytes` to a file beside `path`, then renames it over `path` (its directory made
-/// first): a reader never sees half a file.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]
@@ -142,5 +143,28 @@ mod tests {
         cache.put("q", "a").unwrap();
         let again = ResponseCache::open(&config, &mut Vec::new());
         assert_eq!(again.get("Q").as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn the_cache_file_is_private_and_a_wide_one_is_tightened_on_open() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new/answers.json");
+        let config = Config {
+            path: Some(path.clone()),
+            ..Config::default()
+        };
+        let mut warnings = Vec::new();
+        ResponseCache::open(&config, &mut warnings)
+            .put("q", "ghp_secret")
+            .unwrap();
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("new")), 0o700);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let again = ResponseCache::open(&config, &mut warnings);
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(again.get("q").as_deref(), Some("ghp_secret"));
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 }

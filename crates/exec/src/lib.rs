@@ -6,9 +6,11 @@
 //! (a grandchild such as `sleep 30 &` may hold them) and then kill the group. The result is
 //! always an [`ExecRecord`], never a panic: what a failure means is for the caller to decide.
 //! Tools may merge stderr into stdout (one pipe, as a terminal shows them) and spool huge
-//! output to a file, keeping memory bounded without killing the command.
+//! output to a file, keeping memory bounded without killing the command. The files Tether
+//! keeps are private ([`private`]).
 
 mod direct;
+pub mod private;
 mod reaper;
 mod run;
 mod service;

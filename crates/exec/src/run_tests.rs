@@ -240,6 +240,20 @@ async fn output_past_the_spool_threshold_goes_to_a_file_and_keeps_the_tail() {
 }
 
 #[tokio::test]
+async fn a_spool_directory_others_can_read_is_tightened_before_the_file_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let spool = dir.path().join("spool");
+    std::fs::create_dir(&spool).unwrap();
+    std::fs::set_permissions(&spool, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let r = run(spooled(sh("seq 1 10000"), &spool, 100)).await;
+    assert_eq!(r.spool_error, None);
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&spool), 0o700);
+    assert_eq!(mode(&r.spooled.unwrap()), 0o600);
+}
+
+#[tokio::test]
 async fn output_within_the_spool_threshold_stays_in_memory() {
     let dir = tempfile::tempdir().unwrap();
     let spec = spooled(sh("seq 1 100"), &dir.path().join("spool"), 4096);

@@ -235,7 +235,10 @@ async fn drain_stderr(
     log: StderrLog,
     tail: Arc<Mutex<Tail>>,
 ) {
-    let mut file = log.path.as_ref().and_then(|p| open_log(p).ok());
+    let mut file = log
+        .path
+        .as_ref()
+        .and_then(|p| crate::private::append(p).ok());
     let mut written: u64 = 0;
     let mut noted = false;
     if let Some(f) = file.as_mut() {
@@ -266,21 +269,6 @@ async fn drain_stderr(
             );
         }
     }
-}
-
-fn open_log(path: &std::path::Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-    if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
-    }
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)
 }
 
 #[cfg(test)]
@@ -343,6 +331,9 @@ mod tests {
         assert_eq!(tail.last(), Some(&"line 29"));
         let text = std::fs::read_to_string(&log).unwrap();
         assert!(text.starts_with("--- test (pid "), "{text}");
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&log), mode(log.parent().unwrap())), (0o600, 0o700));
         assert!(text.contains("line 0\n"), "{text}");
         assert!(!text.contains("line 29"), "past the cap: {text}");
         assert!(

@@ -6,7 +6,6 @@
 //! through tokio's blocking pool behind a large buffer so a slow disk never stalls a runtime
 //! thread, and a failing disk degrades to "tail only" instead of failing the run.
 
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -24,8 +23,8 @@ static NEXT_FILE: AtomicU64 = AtomicU64::new(0);
 /// Where stdout goes once it is larger than `keep_in_memory`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Spool {
-    /// Created (mode 0700) on first use; the file inside is mode 0600 and is never deleted by
-    /// us: its path is returned in [`crate::ExecRecord::spooled`] and the caller owns it.
+    /// Created (mode 0700, or tightened to it) on first use; the file inside is mode 0600 and is
+    /// never deleted by us: its path is returned in [`crate::ExecRecord::spooled`] and the caller owns it.
     pub dir: PathBuf,
     /// Bytes kept in memory: the whole output while it fits, then only its tail.
     pub keep_in_memory: usize,
@@ -143,10 +142,8 @@ impl Spooler {
 }
 
 fn open_file(dir: &Path) -> Result<(PathBuf, std::fs::File), String> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
+    // The directory is Tether's own, whoever created it: one others can read is tightened.
+    crate::private::create_dir(dir, dir)
         .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     let mut last_error = String::new();
     for _ in 0..16 {
@@ -155,12 +152,10 @@ fn open_file(dir: &Path) -> Result<(PathBuf, std::fs::File), String> {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let path = dir.join(format!("output-{}-{n}-{nanos:09}.log", std::process::id()));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
+        match crate::private::open(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+        ) {
             Ok(file) => return Ok((path, file)),
             // Another process with a recycled pid left a file behind: try the next name.
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {

@@ -30,8 +30,10 @@ pub struct HookLog {
 }
 
 impl HookLog {
+    /// Opens `path` for appending; it is created 0600 and an existing one others can read is
+    /// tightened (hook errors may quote tool arguments).
     pub fn open(path: &Path) -> std::io::Result<Self> {
-        let file = OpenOptions::new().create(true).append(true).open(path)?;
+        let file = tether_exec::private::open(path, OpenOptions::new().create(true).append(true))?;
         Ok(Self {
             file: Mutex::new(file),
         })
@@ -74,5 +76,24 @@ impl HookObserver for HookLog {
             // One write per line so concurrent writers never interleave within a line.
             let _ = f.write_all(line.as_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
+    use super::*;
+
+    #[test]
+    fn the_hook_log_is_private_and_a_wide_one_is_tightened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("hooks.jsonl");
+        let mode = || std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        drop(HookLog::open(&path).unwrap());
+        assert_eq!(mode(), 0o600);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        drop(HookLog::open(&path).unwrap());
+        assert_eq!(mode(), 0o600);
     }
 }

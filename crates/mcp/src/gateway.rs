@@ -221,10 +221,12 @@ async fn catalog_text(source: &str, cache_dir: Option<&Path>) -> Result<String, 
     match download(source).await {
         Ok(text) => {
             if let Some(c) = &cache {
-                if let Some(dir) = c.parent() {
-                    let _ = std::fs::create_dir_all(dir);
-                }
-                let _ = std::fs::write(c, &text);
+                // Best effort, like the rest of the cache; private like all of `$TETHER_HOME`.
+                let home = tether_config::data_dir();
+                let _ = c
+                    .parent()
+                    .map_or(Ok(()), |dir| tether_exec::private::create_dir(&home, dir))
+                    .and_then(|()| tether_exec::private::write_whole(c, text.as_bytes()));
             }
             Ok(text)
         }

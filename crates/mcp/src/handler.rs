@@ -108,11 +108,7 @@ impl Shared {
     /// Appends a line to the server's log file; failures are not worth a failed call.
     pub(crate) fn log_line(&self, line: &str) {
         let Some(path) = &self.log else { return };
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path);
-        if let Ok(mut f) = file {
+        if let Ok(mut f) = tether_exec::private::append(path) {
             let _ = writeln!(f, "{line}");
         }
     }

@@ -445,6 +445,11 @@ impl Core {
     }
 
     async fn connect(&self) -> Result<Connection, String> {
+        if let Some(dir) = self.shared.log.as_deref().and_then(std::path::Path::parent) {
+            // The log is written 0600 (with its directory) either way; this also tightens the
+            // directories above it under `$TETHER_HOME` that an older Tether left wide.
+            let _ = tether_exec::private::create_dir(&tether_config::data_dir(), dir);
+        }
         let handler = Handler {
             shared: Arc::clone(&self.shared),
         };

@@ -24,6 +24,16 @@ pub enum StoreError {
         source: std::io::Error,
     },
 
+    /// Returned by `open` and `open_with` when the database file cannot be created 0600, or an
+    /// existing one (or its `-wal`, `-shm` or `-journal` file) that others can read cannot be
+    /// made private. Not retryable until the permissions change.
+    #[error("cannot make the session database `{}` private: {source}", path.display())]
+    Permissions {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// Returned by the `open*` constructors when SQLite cannot open the file (missing with
     /// `open_read_only`, a directory, no permission to create it). Not retryable.
     #[error("cannot open the session database `{}`: {source}", path.display())]
@@ -154,6 +164,7 @@ impl StoreError {
         match self {
             Self::Busy { .. } | Self::DiskFull { .. } => true,
             Self::CreateDir { .. }
+            | Self::Permissions { .. }
             | Self::Open { .. }
             | Self::ReadOnly { .. }
             | Self::CorruptDatabase { .. }

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use jiff::Timestamp;
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
+use tether_exec::private;
 
 use crate::StoreError;
 use crate::schema::{self, MIGRATIONS, Migration};
@@ -80,7 +81,8 @@ impl Inner {
 
 impl Store {
     /// Opens (creating it and its parent directories if needed) the database at `path` and
-    /// migrates its schema.
+    /// migrates its schema. The file and SQLite's files beside it are made 0600 (new
+    /// directories 0700); existing directories are left as they are.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         Self::open_with(path, &StoreOptions::default())
     }
@@ -109,12 +111,25 @@ impl Store {
     /// Opens the database at `path` with explicit [`StoreOptions`].
     pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Self, StoreError> {
         let path = path.as_ref().to_path_buf();
+        // The database holds prompts, tool output and tool arguments: owner-only, also when an
+        // older Tether created it readable by others (`tether_exec::private`).
+        let special = path.as_os_str().is_empty() || path.as_os_str() == ":memory:";
         let flags = if options.read_only {
+            if !special {
+                // Best effort: a read-only open must work on a file system it cannot change.
+                let _ = private::tighten_sqlite(&path);
+            }
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
         } else {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+                private::create_dirs(dir).map_err(|source| StoreError::CreateDir {
                     dir: dir.to_path_buf(),
+                    source,
+                })?;
+            }
+            if !special {
+                private::prepare_sqlite(&path).map_err(|source| StoreError::Permissions {
+                    path: path.clone(),
                     source,
                 })?;
             }
@@ -236,6 +251,70 @@ mod tests {
 
         // synchronous: 1 is NORMAL.
         assert_eq!(values, [1, 1, 5000]);
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    fn beside(db: &Path, suffix: &str) -> PathBuf {
+        let mut name = db.as_os_str().to_owned();
+        name.push(suffix);
+        name.into()
+    }
+
+    fn write_one(store: &Store) {
+        store
+            .create_session(&crate::NewSession {
+                id: "s1".into(),
+                parent_id: None,
+                agent: "root".into(),
+                working_dir: "/w".into(),
+                first_prompt: Some("ghp_secret".into()),
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn the_database_and_the_files_sqlite_makes_beside_it_are_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("new/sessions.db");
+        let store = Store::open(&db).unwrap();
+        write_one(&store);
+        // While the connection is open the WAL files exist; SQLite gave them the file's mode.
+        assert_eq!(mode(&db), 0o600);
+        assert_eq!(mode(&beside(&db, "-wal")), 0o600);
+        assert_eq!(mode(&beside(&db, "-shm")), 0o600);
+        assert_eq!(mode(&dir.path().join("new")), 0o700);
+    }
+
+    #[test]
+    fn an_existing_wide_database_and_its_wal_files_are_tightened_on_open() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("sessions.db");
+        let set = |p: &Path, mode: u32| {
+            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        // Keep one connection open so the WAL files stay, as an older Tether left them.
+        let first = Store::open(&db).unwrap();
+        write_one(&first);
+        for p in [db.clone(), beside(&db, "-wal"), beside(&db, "-shm")] {
+            set(&p, 0o644);
+        }
+        set(dir.path(), 0o755);
+        let second = Store::open(&db).unwrap();
+        assert_eq!(second.list().unwrap().len(), 1);
+        for p in [db.clone(), beside(&db, "-wal"), beside(&db, "-shm")] {
+            assert_eq!(mode(&p), 0o600, "{}", p.display());
+        }
+        // The directory may be the user's (`--session-db`): left alone.
+        assert_eq!(mode(dir.path()), 0o755);
+        drop((first, second));
+        set(&db, 0o644);
+        Store::open_read_only(&db).unwrap();
+        assert_eq!(mode(&db), 0o600);
     }
 
     #[test]

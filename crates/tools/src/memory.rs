@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use futures::future::BoxFuture;
 use rusqlite::{Connection, params};
 use serde_json::{Map, Value, json};
+use tether_exec::private;
 
 use crate::schema::{object, string};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
@@ -55,29 +56,38 @@ impl Store {
         let mut guard = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
         let file = self.file(working_dir)?;
         if guard.as_ref().is_none_or(|(p, _)| *p != file) {
-            if let Some(dir) = file.parent() {
-                std::fs::create_dir_all(dir)
-                    .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
-            }
-            let conn = Connection::open(&file)
-                .and_then(|c| {
-                    c.busy_timeout(std::time::Duration::from_secs(5))?;
-                    c.execute_batch(
-                        "CREATE TABLE IF NOT EXISTS memories (
-                           id TEXT PRIMARY KEY,
-                           created_at TEXT NOT NULL,
-                           memory TEXT NOT NULL,
-                           category TEXT NOT NULL DEFAULT ''
-                         );",
-                    )?;
-                    Ok(c)
-                })
-                .map_err(|e| format!("cannot open the memory `{}`: {e}", file.display()))?;
+            let conn = open(&tether_config::data_dir(), &file)?;
             *guard = Some((file, conn));
         }
         let (file, conn) = guard.as_ref().ok_or("the memory is not open")?;
         f(conn).map_err(|e| format!("memory `{}`: {e}", file.display()))
     }
+}
+
+/// Opens (creating) the memory file. Memories are private wherever the file is: it is 0600,
+/// and so are the journal files SQLite makes beside it; its directory is created 0700, and
+/// tightened only inside the data directory `home` (a `path` in the project is the user's).
+fn open(home: &Path, file: &Path) -> Result<Connection, String> {
+    if let Some(dir) = file.parent() {
+        private::create_dir(home, dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    private::prepare_sqlite(file)
+        .map_err(|e| format!("cannot make the memory `{}` private: {e}", file.display()))?;
+    Connection::open(file)
+        .and_then(|c| {
+            c.busy_timeout(std::time::Duration::from_secs(5))?;
+            c.execute_batch(
+                "CREATE TABLE IF NOT EXISTS memories (
+                   id TEXT PRIMARY KEY,
+                   created_at TEXT NOT NULL,
+                   memory TEXT NOT NULL,
+                   category TEXT NOT NULL DEFAULT ''
+                 );",
+            )?;
+            Ok(c)
+        })
+        .map_err(|e| format!("cannot open the memory `{}`: {e}", file.display()))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -335,5 +345,61 @@ mod tests {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(1_764_028_800), "2025-11-25T00:00:00Z");
         assert_eq!(rfc3339(951_782_400 + 3661), "2000-02-29T01:01:01Z");
+    }
+
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    fn set_mode(path: &Path, mode: u32) {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    fn add(conn: &Connection) {
+        conn.execute(
+            "INSERT INTO memories (id, created_at, memory) VALUES ('1', 'now', 'ghp_secret')",
+            [],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn the_default_memory_and_its_directories_are_private_and_tightened_when_wide() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let file = home.join("memory/default/memory.db");
+        add(&open(&home, &file).unwrap());
+        assert_eq!(mode(&file), 0o600);
+        for d in ["", "memory", "memory/default"] {
+            assert_eq!(mode(&home.join(d)), 0o700, "{d}");
+        }
+        // As an older Tether left them.
+        for d in ["", "memory", "memory/default"] {
+            set_mode(&home.join(d), 0o755);
+        }
+        set_mode(&file, 0o644);
+        let conn = open(&home, &file).unwrap();
+        // A write makes SQLite's rollback journal: it gets the file's mode.
+        conn.execute_batch("BEGIN IMMEDIATE; DELETE FROM memories;")
+            .unwrap();
+        assert_eq!(mode(&home.join("memory/default/memory.db-journal")), 0o600);
+        conn.execute_batch("ROLLBACK").unwrap();
+        assert_eq!(mode(&file), 0o600);
+        for d in ["", "memory", "memory/default"] {
+            assert_eq!(mode(&home.join(d)), 0o700, "{d}");
+        }
+    }
+
+    #[test]
+    fn a_memory_in_the_project_is_private_but_the_project_is_left_alone() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        std::fs::create_dir(&project).unwrap();
+        set_mode(&project, 0o755);
+        let file = project.join("notes.db");
+        add(&open(&tmp.path().join("home"), &file).unwrap());
+        assert_eq!((mode(&file), mode(&project)), (0o600, 0o755));
     }
 }

@@ -48,7 +48,7 @@ pub const CATALOG: &[BuiltinDoc] = &[
         "add_prompt_files",
         "turn_start",
         "file names, optionally first `--depth=N`",
-        "Each file's contents, found walking up from the working directory, then in the home directory (or `$DOCKER_AGENT_KIT_DIR/prompt_files/`); joined by a blank line. With `--depth=N` (the agent field `add_prompt_files_depth`), the same names found 1 to N directory levels below the working directory are listed by path, not loaded.",
+        "Each file's contents, found walking up from the working directory, then in the home directory (or `$DOCKER_AGENT_KIT_DIR/prompt_files/`); joined by a blank line. With `--depth=N` (the agent field `add_prompt_files_depth`), the same names found 1 to N directory levels below the working directory are listed by path, not loaded. Only regular files whose real path stays inside the working tree or the directory they were found in are read (see Private files and prompt files).",
     ),
     doc(
         "add_git_status",

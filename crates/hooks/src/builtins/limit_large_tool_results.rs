@@ -3,7 +3,6 @@
 //! replaced by a notice plus its tail; the `session_end` leg deletes the session's files.
 
 use std::io::Write;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -99,21 +98,18 @@ pub(crate) fn notice(len: usize, path: &Path, tail: &str) -> String {
 
 fn write_full(dir: &Path, text: &str) -> std::io::Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
+    // The session's directory is Tether's own: one others can read is tightened.
+    tether_exec::private::create_dir(dir, dir)?;
     loop {
         let nanos = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.subsec_nanos());
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let path = dir.join(format!("tool-result-{nanos:08x}{n:04x}.txt"));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        match tether_exec::private::open(
+            &path,
+            std::fs::OpenOptions::new().write(true).create_new(true),
+        ) {
             Ok(mut f) => {
                 f.write_all(text.as_bytes())?;
                 return Ok(path);

@@ -179,6 +179,7 @@ impl Snapshot {
         let (root, common_dir) = git.worktree(Path::new(cwd), Some(call.cancel)).await?;
         let shadow = Shadow {
             dir: data.join("snapshot").join(path_hash(&root)),
+            data,
             root,
             common_dir,
         };

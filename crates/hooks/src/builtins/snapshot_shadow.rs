@@ -60,6 +60,8 @@ const LOCATION_VARS: [&str; 12] = [
 /// A source worktree and its shadow repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Shadow {
+    /// The data dir the shadow repository lives in.
+    pub(super) data: PathBuf,
     pub(super) root: PathBuf,
     /// The source repository's common git dir (where `info/exclude` lives).
     pub(super) common_dir: PathBuf,
@@ -238,12 +240,15 @@ async fn ensure_init(
     shadow: &Shadow,
     cancel: Option<&CancellationToken>,
 ) -> Result<(), String> {
+    // It holds copies of the worktree's files: private, down from the data dir (an older
+    // Tether left these directories readable by others).
+    tether_exec::private::create_dir(&shadow.data, &shadow.dir)
+        .map_err(|e| format!("cannot create `{}`: {e}", shadow.dir.display()))?;
     if shadow.dir.join("HEAD").is_file() {
         return Ok(());
     }
-    std::fs::create_dir_all(&shadow.dir)
-        .map_err(|e| format!("cannot create `{}`: {e}", shadow.dir.display()))?;
-    let mut args = os_args(&["init", "--bare", "--quiet"]);
+    // `--shared=0600`: git makes the repository's files owner-only whatever the umask.
+    let mut args = os_args(&["init", "--bare", "--quiet", "--shared=0600"]);
     args.push(shadow.dir.clone().into());
     git.run(GitRun {
         cwd: &shadow.dir,
@@ -263,11 +268,8 @@ fn sync_exclude(shadow: &Shadow) -> Result<(), String> {
     if std::fs::read(&target).ok().as_deref() == Some(source.as_slice()) {
         return Ok(());
     }
-    let write = || -> std::io::Result<()> {
-        std::fs::create_dir_all(shadow.dir.join("info"))?;
-        std::fs::write(&target, &source)
-    };
-    write().map_err(|e| format!("cannot write `{}`: {e}", target.display()))
+    tether_exec::private::write_whole(&target, &source)
+        .map_err(|e| format!("cannot write `{}`: {e}", target.display()))
 }
 
 /// Stages the worktree into the shadow index and returns its tree hash.

@@ -181,6 +181,34 @@ async fn a_turn_that_changes_files_leaves_one_checkpoint_with_the_changed_paths(
 }
 
 #[tokio::test]
+async fn the_shadow_repository_is_private_and_its_wide_directories_are_tightened() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = Fixture::new().await;
+    let set = |p: &Path, mode: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    };
+    std::fs::create_dir_all(f.data.join("snapshot")).unwrap();
+    set(&f.data, 0o755);
+    set(&f.data.join("snapshot"), 0o755);
+    f.fire(HookEvent::TurnStart, "").await;
+    f.write("a.txt", "changed\n");
+    f.fire(HookEvent::TurnEnd, "").await;
+    assert_eq!(f.labels().len(), 1);
+    let mut wide = Vec::new();
+    let mut stack = vec![f.data.clone()];
+    while let Some(p) = stack.pop() {
+        let meta = std::fs::metadata(&p).unwrap();
+        if meta.is_dir() {
+            stack.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+        }
+        if meta.permissions().mode() & 0o077 != 0 {
+            wide.push(p);
+        }
+    }
+    assert_eq!(wide, Vec::<PathBuf>::new(), "readable by others");
+}
+
+#[tokio::test]
 async fn a_turn_without_changes_or_without_a_start_leaves_no_checkpoint() {
     let f = Fixture::new().await;
     f.fire(HookEvent::SessionStart, "").await;

@@ -209,6 +209,76 @@ async fn add_prompt_files_walks_up_then_home_and_joins_with_a_blank_line() {
 }
 
 #[tokio::test]
+async fn add_prompt_files_never_reads_a_symlink_that_leaves_the_working_tree() {
+    use std::os::unix::fs::symlink;
+    let tmp = tempfile::tempdir().unwrap();
+    // The attack: a cloned repository whose AGENTS.md points at the user's key.
+    let secret = tmp.path().join("ssh/id_rsa");
+    std::fs::create_dir_all(secret.parent().unwrap()).unwrap();
+    std::fs::write(&secret, "PRIVATE-KEY-MARKER").unwrap();
+    let repo = tmp.path().join("repo");
+    std::fs::create_dir_all(repo.join(".git")).unwrap();
+    std::fs::create_dir_all(repo.join("docs")).unwrap();
+    std::fs::create_dir_all(repo.join("sub")).unwrap();
+    symlink(&secret, repo.join("AGENTS.md")).unwrap();
+    symlink("../../ssh/id_rsa", repo.join("sub/CLAUDE.md")).unwrap();
+    // A symlink that stays inside the tree is fine, from a subdirectory too.
+    std::fs::write(repo.join("docs/guide.md"), "the guide").unwrap();
+    symlink("docs/guide.md", repo.join("GUIDE.md")).unwrap();
+    std::fs::write(repo.join("docs/sub.md"), "the sub notes").unwrap();
+    symlink("../docs/sub.md", repo.join("sub/SUB.md")).unwrap();
+    // A device is not a regular file: not even a candidate.
+    symlink("/dev/zero", repo.join("ZERO.md")).unwrap();
+    let home = tmp.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    symlink(&secret, home.join("HOME.md")).unwrap();
+    let env = env_with(&[("HOME", &home.display().to_string())]);
+
+    let input = at(&repo.join("sub"));
+    let args: Vec<String> = [
+        "AGENTS.md",
+        "CLAUDE.md",
+        "GUIDE.md",
+        "SUB.md",
+        "ZERO.md",
+        "HOME.md",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let notes = crate::registry::Notes::default();
+    let cancel = CancellationToken::new();
+    let out = AddPromptFiles
+        .call(BuiltinCall {
+            event: HookEvent::TurnStart,
+            input: &input,
+            args: &args,
+            cwd: &repo,
+            env: &env,
+            cancel: &cancel,
+            notes: &notes,
+        })
+        .await
+        .unwrap();
+    assert_eq!(ctx(out).as_deref(), Some("the guide\n\nthe sub notes"));
+    let notes = notes.take().unwrap();
+    for name in ["AGENTS.md", "CLAUDE.md", "HOME.md"] {
+        assert!(
+            notes.contains(&format!("{name}` skipped: it leads to `")),
+            "{name}: {notes}"
+        );
+    }
+    assert!(
+        !notes.contains("GUIDE") && !notes.contains("SUB"),
+        "{notes}"
+    );
+
+    // The guard reads what the builtin would: the same checked paths.
+    let paths = prompt_file_paths(&repo.join("sub"), &args);
+    let real = |p: &str| repo.join(p).canonicalize().unwrap();
+    assert_eq!(paths, [real("docs/guide.md"), real("docs/sub.md")]);
+}
+
+#[tokio::test]
 async fn git_builtins_report_status_diff_and_commits() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
@@ -464,6 +534,11 @@ async fn limit_large_tool_results_writes_the_full_result_and_shows_the_tail() {
         .collect();
     assert_eq!(files.len(), 1);
     assert_eq!(std::fs::read_to_string(&files[0]).unwrap(), big);
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&files[0]), mode(&dir)), (0o600, 0o700));
+    }
     let expected_tail: String = (1000..3000).map(|i| format!("row {i}\n")).collect();
     assert_eq!(
         text,
