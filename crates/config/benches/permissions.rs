@@ -88,6 +88,20 @@ fn bench(c: &mut Criterion) {
             }
         });
     });
+    group.bench_function("parse_line", |b| {
+        b.iter(|| {
+            for cmd in COMMANDS {
+                black_box(tether_shell_safety::CommandLine::parse(black_box(cmd)));
+            }
+        });
+    });
+    group.bench_function("classify_line", |b| {
+        b.iter(|| {
+            for cmd in COMMANDS {
+                black_box(tether_shell_safety::classify(black_box(cmd)));
+            }
+        });
+    });
     let read = args(json!({"path": "src/main.rs"}));
     group.throughput(Throughput::Elements(1));
     group.bench_function("read_file_call", |b| {

@@ -64,12 +64,12 @@ impl Permissions {
         tools: &[&str],
         args: &Map<String, Value>,
     ) -> Option<PermissionVerdict> {
-        let call = Call::new(args);
-        if any_denies(&self.deny, tools, &call) {
+        let call = Call::new(args, tools);
+        if any_denies(&self.deny, &call) {
             Some(PermissionVerdict::Deny)
-        } else if allowed(&self.allow, tools, &call) {
+        } else if allowed(&self.allow, &call) {
             Some(PermissionVerdict::Allow)
-        } else if any_denies(&self.ask, tools, &call) {
+        } else if any_denies(&self.ask, &call) {
             Some(PermissionVerdict::Ask)
         } else {
             None
@@ -91,52 +91,76 @@ pub fn approvals_allow(
     tools: &[&str],
     args: &Map<String, Value>,
 ) -> bool {
-    allowed(patterns, tools, &Call::new(args))
+    allowed(patterns, &Call::new(args, tools))
 }
 
-/// One call's arguments, with its shell line parsed at most once.
+/// One call: the tool's names (as written and lower-cased) and its arguments, with its shell
+/// line parsed at most once.
 struct Call<'a> {
+    tools: Vec<(&'a str, Folded)>,
     args: &'a Map<String, Value>,
-    line: OnceCell<Option<CommandLine>>,
+    line: OnceCell<Option<Line>>,
+}
+
+/// A parsed shell line and its forms lower-cased, as deny and ask patterns compare them.
+struct Line {
+    parsed: CommandLine,
+    forms: Vec<Folded>,
+}
+
+/// A text lower-cased, as a string (for prefix tests) and as characters (for globs).
+struct Folded {
+    text: String,
+    chars: Vec<char>,
+}
+
+impl Folded {
+    fn new(text: &str) -> Self {
+        let text = text.to_lowercase();
+        Self {
+            chars: text.chars().collect(),
+            text,
+        }
+    }
 }
 
 impl<'a> Call<'a> {
-    fn new(args: &'a Map<String, Value>) -> Self {
+    fn new(args: &'a Map<String, Value>, tools: &[&'a str]) -> Self {
         Self {
+            tools: tools.iter().map(|t| (*t, Folded::new(t))).collect(),
             args,
             line: OnceCell::new(),
         }
     }
 
     /// The parsed `cmd` of a shell call.
-    fn line(&self, tool: &str) -> Option<&CommandLine> {
+    fn line(&self, tool: &str) -> Option<&Line> {
         if tool != SHELL_TOOL {
             return None;
         }
         self.line
             .get_or_init(|| {
-                self.args
-                    .get(SHELL_KEY)
-                    .and_then(Value::as_str)
-                    .map(CommandLine::parse)
+                let parsed = CommandLine::parse(self.args.get(SHELL_KEY)?.as_str()?);
+                let forms = parsed.forms().iter().map(|f| Folded::new(f)).collect();
+                Some(Line { parsed, forms })
             })
             .as_ref()
     }
 }
 
-fn any_denies(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> bool {
+fn any_denies(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
     patterns
         .iter()
-        .any(|p| tools.iter().any(|tool| p.denies(tool, call)))
+        .any(|p| call.tools.iter().any(|tool| p.denies(tool, call)))
 }
 
-fn allowed(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> bool {
+fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
     // Keys that differ only in case leave it open which one a tool reads.
     if patterns.is_empty() || has_case_twins(call.args) {
         return false;
     }
-    tools.iter().any(|tool| {
-        let Some(line) = call.line(tool) else {
+    call.tools.iter().any(|tool| {
+        let Some(line) = call.line(tool.0) else {
             return patterns.iter().any(|p| p.allows(tool, call.args, None));
         };
         let whole = call
@@ -150,7 +174,7 @@ fn allowed(patterns: &[PermissionPattern], tools: &[&str], call: &Call<'_>) -> b
         });
         // Otherwise every simple command must be allowed by some pattern on its own.
         outright
-            || line.units().is_some_and(|units| {
+            || line.parsed.units().is_some_and(|units| {
                 !units.is_empty()
                     && units.iter().all(|unit| {
                         patterns
@@ -202,26 +226,26 @@ impl PermissionPattern {
 
     /// Read as a deny or ask rule: the tool glob matches and every argument condition holds
     /// for some argument whose key matches case-insensitively (a missing argument never does).
-    fn denies(&self, tool: &str, call: &Call<'_>) -> bool {
-        self.tool.matches(tool, Mode::Generous)
+    fn denies(&self, (tool, folded): &(&str, Folded), call: &Call<'_>) -> bool {
+        self.tool.matches_folded(folded)
             && self.args.iter().all(|(key, glob)| {
                 call.args
                     .iter()
                     .filter(|(k, _)| k.eq_ignore_ascii_case(key))
                     .any(|(k, v)| match call.line(tool) {
                         Some(line) if k.eq_ignore_ascii_case(SHELL_KEY) && v.is_string() => {
-                            line.is_opaque()
-                                || line.forms().iter().any(|f| glob.matches(f, Mode::Generous))
+                            line.parsed.is_opaque()
+                                || line.forms.iter().any(|f| glob.matches_folded(f))
                         }
-                        _ => glob.matches(&stringify(v), Mode::Generous),
+                        _ => glob.matches_folded(&Folded::new(&stringify(v))),
                     })
             })
     }
 
     /// Read as an allow rule, with `unit` (one simple command) standing for a shell call's
     /// `cmd`: keys match exactly and values strictly.
-    fn allows(&self, tool: &str, args: &Map<String, Value>, unit: Option<&str>) -> bool {
-        self.tool.matches(tool, Mode::Generous)
+    fn allows(&self, tool: &(&str, Folded), args: &Map<String, Value>, unit: Option<&str>) -> bool {
+        self.tool.matches_folded(&tool.1)
             && self
                 .args
                 .iter()
@@ -234,7 +258,7 @@ impl PermissionPattern {
     }
 
     /// A shell allow rule whose `cmd` has no wildcard and equals the whole line.
-    fn allows_exactly(&self, tool: &str, args: &Map<String, Value>, line: &str) -> bool {
+    fn allows_exactly(&self, tool: &(&str, Folded), args: &Map<String, Value>, line: &str) -> bool {
         self.args
             .iter()
             .any(|(key, glob)| key == SHELL_KEY && glob.is_literal(line))
@@ -290,6 +314,7 @@ struct Glob {
     lower: Vec<char>,
     /// `Some(prefix)` when the pattern is `prefix*` with no other glob characters.
     prefix: Option<String>,
+    lower_prefix: Option<String>,
     /// The pattern spells a `..` path component itself.
     climbs: bool,
 }
@@ -305,6 +330,7 @@ impl Glob {
         Ok(Self {
             lower: source.to_lowercase().chars().collect(),
             pattern,
+            lower_prefix: prefix.as_deref().map(str::to_lowercase),
             prefix,
             climbs: has_parent_component(source),
         })
@@ -319,16 +345,18 @@ impl Glob {
             && self.pattern.iter().copied().eq(text.chars())
     }
 
+    /// The generous reading (deny and ask) of a lower-cased text.
+    fn matches_folded(&self, text: &Folded) -> bool {
+        match &self.lower_prefix {
+            Some(prefix) => text.text.starts_with(prefix.as_str()),
+            None => glob_match(&self.lower, &text.chars, Mode::Generous),
+        }
+    }
+
+    /// The strict reading (allow).
     fn matches(&self, text: &str, mode: Mode) -> bool {
         match mode {
-            Mode::Generous => {
-                let lower = text.to_lowercase();
-                if let Some(prefix) = &self.prefix {
-                    return lower.starts_with(&prefix.to_lowercase());
-                }
-                let text: Vec<char> = lower.chars().collect();
-                glob_match(&self.lower, &text, mode)
-            }
+            Mode::Generous => self.matches_folded(&Folded::new(text)),
             Mode::Strict | Mode::StrictShell => {
                 if !self.climbs && has_parent_component(text) {
                     return false;

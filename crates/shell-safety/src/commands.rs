@@ -12,10 +12,10 @@
 
 use tree_sitter::Node;
 
+use crate::paths;
 use crate::script::{self, Command, RedirectOp, Script};
 use crate::word::{Word, command_name};
 use crate::wrappers::{self, Wrap};
-use crate::{parser, paths};
 
 /// How many shell strings deep (`bash -c "bash -c '…'"`) forms are collected.
 const MAX_NESTING: usize = 4;
@@ -78,13 +78,13 @@ impl CommandLine {
             units: None,
             opaque: false,
         };
-        let Ok(script) = script::build(line) else {
+        let Ok((script, tree)) = script::build_with_tree(line) else {
             out.opaque = true;
             out.forms.dedup();
             return out;
         };
         out.collect(&script, 0);
-        out.units = plain_units(line, &script);
+        out.units = plain_units(&script, tree.root_node());
         let whole = out.forms.remove(0);
         out.forms.retain(|f| !f.is_empty());
         out.forms.insert(0, whole);
@@ -243,7 +243,7 @@ fn rough_pieces(line: &str) -> Vec<String> {
 }
 
 /// The simple commands of a line an allow rule can judge one by one, or `None`.
-fn plain_units(line: &str, script: &Script<'_>) -> Option<Vec<String>> {
+fn plain_units(script: &Script<'_>, root: Node<'_>) -> Option<Vec<String>> {
     if script.has_error || script.too_deep {
         return None;
     }
@@ -261,8 +261,7 @@ fn plain_units(line: &str, script: &Script<'_>) -> Option<Vec<String>> {
     if !harmless || script.commands.iter().any(|c| c.stdin_text.is_some()) {
         return None;
     }
-    let tree = parser::parse(line).ok()?;
-    if !all_plain(tree.root_node(), 0) {
+    if !all_plain(root, 0) {
         return None;
     }
     Some(

@@ -114,7 +114,17 @@ pub(crate) struct Function<'s> {
 
 /// Parses `source` and builds its model.
 pub(crate) fn build(source: &str) -> Result<Script<'_>, Error> {
+    build_with_tree(source).map(|(script, _)| script)
+}
+
+/// [`build`], keeping the syntax tree for callers that look at node kinds too.
+pub(crate) fn build_with_tree(source: &str) -> Result<(Script<'_>, tree_sitter::Tree), Error> {
     let tree = parser::parse(source)?;
+    let script = build_from(source, &tree);
+    Ok((script, tree))
+}
+
+fn build_from<'s>(source: &'s str, tree: &tree_sitter::Tree) -> Script<'s> {
     let root = tree.root_node();
     let mut builder = Builder {
         script: Script {
@@ -131,7 +141,7 @@ pub(crate) fn build(source: &str) -> Result<Script<'_>, Error> {
         .filter(|n| n.kind() != "comment")
         .count();
     builder.walk(root, 0);
-    Ok(builder.script)
+    builder.script
 }
 
 struct Builder<'s> {
