@@ -200,7 +200,9 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
     }
     match name {
         "tail" => {
-            !args.flag_prefix('f', "follow") && !args.short('F') && !args.long_prefix("retry")
+            !args.flag_prefix('f', "follow")
+                && !args.short_strict('F')
+                && !args.long_prefix("retry")
         }
         "top" => args.short('n') || args.long_prefix("iterations"),
         "date" => {
@@ -209,7 +211,7 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
                 && args.operands().iter().all(|w| w.text.starts_with('+'))
         }
         "hostname" => {
-            !args.short('F')
+            !args.short_strict('F')
                 && !args.long_prefix("file")
                 && !args.hides_operands(unknown)
                 && args.operands().is_empty()
@@ -217,7 +219,9 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
         "sort" => !args.flag_prefix('o', "output") && !args.long_prefix("compress-program"),
         // A second operand is the output file.
         "uniq" => !args.hides_operands(unknown) && args.operands().len() <= 1,
-        "xxd" => !args.short('r') && !args.hides_operands(unknown) && args.operands().len() <= 1,
+        "xxd" => {
+            !args.short_strict('r') && !args.hides_operands(unknown) && args.operands().len() <= 1
+        }
         "find" => find_is_read_only(args),
         "tee" => args
             .operands()
@@ -238,7 +242,7 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
         "sdiff" => !args.flag_prefix('o', "output") && !args.long_prefix("diff-program"),
         "diff3" => !args.long_prefix("diff-program"),
         // `-o FILE` writes the listing; `-R` writes `00Tree.html` into every directory.
-        "tree" => !args.short('o') && !args.short('R') && !args.long_prefix("output"),
+        "tree" => !args.short_strict('o') && !args.short_strict('R') && !args.long_prefix("output"),
         // `-C` writes a compiled magic file.
         "file" => !args.flag_prefix('C', "compile"),
         "nm" => !args.long_prefix("plugin"),
@@ -247,9 +251,9 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
         // `-K` kills sockets; `-D FILE` dumps to a file.
         "ss" => !args.flag_prefix('K', "kill") && !args.flag_prefix('D', "diag"),
         // `hash -p PATH NAME` makes `NAME` run `PATH`.
-        "hash" => !args.short('p'),
+        "hash" => !args.short_strict('p'),
         // `set -k` turns every later `NAME=value` argument into the command's environment.
-        "set" => !args.short('k') && !args.has("keyword"),
+        "set" => !args.short_strict('k') && !args.has("keyword"),
         // `history -w FILE` and friends write files; a count only lists.
         "history" => match args.words() {
             [] => true,
@@ -286,7 +290,7 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
             ],
         ),
         "journalctl" => {
-            !args.short('f')
+            !args.short_strict('f')
                 && ![
                     "follow",
                     "vacuum-size",

@@ -679,7 +679,17 @@ impl<'s> Builder<'s> {
             }
             "concatenation" | "command_name" => {
                 let mut cursor = node.walk();
+                let mut open = None;
                 for child in node.children(&mut cursor) {
+                    // The grammar leaves `{a,b}` as plain words; bash expands it into several.
+                    match (child.kind(), self.text(child)) {
+                        ("word", "{") => open = Some(child.end_byte()),
+                        ("word", "}") => {
+                            let inner = open.and_then(|o| src_between(self, o, child));
+                            word.glob |= inner.is_some_and(|i| i.contains(',') || i.contains(".."));
+                        }
+                        _ => {}
+                    }
                     self.append(child, word, depth + 1);
                 }
             }
@@ -754,6 +764,11 @@ impl<'s> Builder<'s> {
         };
         Some(output.trim_end_matches('\n').to_owned())
     }
+}
+
+/// The source between byte `start` and the beginning of `end`.
+fn src_between<'s>(builder: &Builder<'s>, start: usize, end: Node<'_>) -> Option<&'s str> {
+    builder.script.source.get(start..end.start_byte())
 }
 
 /// Whether a test expression sits in `[[ … ]]` rather than `[ … ]`.

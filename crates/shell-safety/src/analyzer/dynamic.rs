@@ -18,9 +18,16 @@ use crate::wrappers;
 use crate::{CONFIRMATION_REASON, Finding};
 
 /// Variables bash itself fills with text from elsewhere: the last argument (`$_`), lines read
-/// without a name, regex captures, the arguments of the current call.
+/// without a name, regex captures, the arguments of the current call, the directory a `cd`
+/// entered; and `IFS`, whose known value splits a word where the author wants
+/// (`foo${IFS}--pre=sh`).
 const FILLED_BY_BASH: &[&str] = &[
     "_",
+    "IFS",
+    "PWD",
+    "OLDPWD",
+    "FUNCNAME",
+    "BASH_SOURCE",
     "REPLY",
     "MAPFILE",
     "OPTARG",
@@ -103,10 +110,18 @@ impl Taint {
         }
     }
 
-    /// Whether an opaque word may hold attacker text at run time. A word with no visible
-    /// expansion stands for input we never see (`{}` of `find -exec`, `xargs -I`).
+    /// Whether an opaque word may hold attacker text at run time: anything but plain
+    /// references (`$NAME`, `${NAME}`, `${#NAME}`) to untainted variables. An operator can
+    /// supply text of its own (`${unset:---pre=sh}`), and a word with no visible expansion
+    /// stands for input we never see (`{}` of `find -exec`, `xargs -I`).
     pub(super) fn unknown(&self, word: &Word) -> bool {
-        !word.text.contains(['$', '`']) || self.evaluates_unknown(&word.text)
+        if !word.text.contains(['$', '`']) {
+            return true;
+        }
+        match plain_references(&word.text) {
+            Some(names) => names.iter().any(|n| self.has(n)),
+            None => true,
+        }
     }
 }
 
@@ -169,6 +184,58 @@ fn reads(text: &str) -> Option<Vec<&str>> {
                 }
             }
             _ => i += 1,
+        }
+    }
+    Some(names)
+}
+
+/// The variables a word's expansions name when each is a plain `$NAME`, `${NAME}` or
+/// `${#NAME}` (or `$?`, `$#`, `$$`, `$!`); `None` for anything else: an operator, a
+/// substitution, a positional parameter.
+fn plain_references(text: &str) -> Option<Vec<&str>> {
+    let bytes = text.as_bytes();
+    let mut names = Vec::new();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            b'`' => return None,
+            b'$' => {
+                let braced = bytes.get(i) == Some(&b'{');
+                if braced {
+                    i += 1;
+                    if bytes.get(i) == Some(&b'#') {
+                        i += 1;
+                    }
+                } else if bytes
+                    .get(i)
+                    .is_some_and(|c| matches!(c, b'?' | b'#' | b'$' | b'!'))
+                {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                if !bytes
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+                {
+                    return None;
+                }
+                while bytes
+                    .get(i)
+                    .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+                {
+                    i += 1;
+                }
+                names.push(&text[start..i]);
+                if braced {
+                    if bytes.get(i) != Some(&b'}') {
+                        return None;
+                    }
+                    i += 1;
+                }
+            }
+            _ => {}
         }
     }
     Some(names)
@@ -491,6 +558,16 @@ mod tests {
         assert_eq!(reads("a[\\$(id)]"), None);
         assert_eq!(reads("$1 + 1"), None);
         assert_eq!(reads("${@}"), None);
+    }
+
+    #[test]
+    fn only_plain_references_are_read_as_variables() {
+        assert_eq!(plain_references("$HOME/src"), Some(vec!["HOME"]));
+        assert_eq!(plain_references("${a}x${#b}$?"), Some(vec!["a", "b"]));
+        assert_eq!(plain_references("${x:---pre=sh}"), None);
+        assert_eq!(plain_references("${HOME/#*/-o}"), None);
+        assert_eq!(plain_references("$(id)"), None);
+        assert_eq!(plain_references("$1"), None);
     }
 
     #[test]

@@ -265,7 +265,7 @@ pub(crate) fn git_read_only(args: Args<'_>) -> bool {
         "cat-file" => !rest.long_prefix("textconv") && !rest.long_prefix("filters"),
         // `-O`/`--open-files-in-pager[=PAGER]` runs the pager on the matching files.
         "grep" => {
-            !rest.short('O')
+            !rest.short_strict('O')
                 && !rest.long_prefix("open-files-in-pager")
                 && !rest.long_prefix("textconv")
         }
