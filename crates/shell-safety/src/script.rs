@@ -59,7 +59,9 @@ pub(crate) struct Evaluated<'s> {
 /// One piece of text bash evaluates, and the construct it sits in (for the finding).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Evaluation<'s> {
+    /// What bash evaluates (`x` of `${!x}`, `i` of `a[i]`).
     pub(crate) text: &'s str,
+    /// The construct around it (`${!x}`, `a[i]`), quoted in the finding.
     pub(crate) shown: &'s str,
 }
 
@@ -685,7 +687,8 @@ impl<'s> Builder<'s> {
                     match (child.kind(), self.text(child)) {
                         ("word", "{") => open = Some(child.end_byte()),
                         ("word", "}") => {
-                            let inner = open.and_then(|o| src_between(self, o, child));
+                            let source = self.script.source;
+                            let inner = open.and_then(|o| source.get(o..child.start_byte()));
                             word.glob |= inner.is_some_and(|i| i.contains(',') || i.contains(".."));
                         }
                         _ => {}
@@ -764,11 +767,6 @@ impl<'s> Builder<'s> {
         };
         Some(output.trim_end_matches('\n').to_owned())
     }
-}
-
-/// The source between byte `start` and the beginning of `end`.
-fn src_between<'s>(builder: &Builder<'s>, start: usize, end: Node<'_>) -> Option<&'s str> {
-    builder.script.source.get(start..end.start_byte())
 }
 
 /// Whether a test expression sits in `[[ … ]]` rather than `[ … ]`.

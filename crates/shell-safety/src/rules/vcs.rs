@@ -247,8 +247,7 @@ pub(crate) fn git_read_only(args: Args<'_>) -> bool {
     let globals = &args.words()[..args.words().len() - rest.words().len() - 1];
     // `--exec-path=DIR` makes git look for its helper programs in `DIR`.
     if globals.iter().any(|w| {
-        w.text == "-c"
-            || (w.text.starts_with("-c") && !w.text.starts_with("--"))
+        w.text.starts_with("-c")
             || w.text.starts_with("--config-env")
             || w.text.starts_with("--exec-path=")
     }) {
