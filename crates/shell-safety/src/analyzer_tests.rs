@@ -83,6 +83,7 @@ fn read_only_lookalikes_that_run_programs_or_write_files_ask() {
         "https_proxy=http://evil git ls-remote origin",
         "PS4='$(./evil)'; set -x; ls",
         "set -k; ls",
+        "shopt -so keyword; bash -c ls BASH_ENV=./evil",
         // Array subscripts evaluated as arithmetic run their substitutions.
         "test -v 'a[$(touch x)]'",
         "[ -v 'a[$(touch x)]' ]",
@@ -198,6 +199,7 @@ fn read_only_lookalikes_that_run_programs_or_write_files_ask() {
         "find * -name y",
         "docker --config ./evil ps",
         "kubectl get pods --kubeconfig=./evil",
+        "kubectl get pods --server=https://evil.example",
         "docker compose config -o out",
         "ip -batch cmds",
         "ip -b cmds",
@@ -245,6 +247,7 @@ fn read_only_lookalikes_that_run_programs_or_write_files_ask() {
         "history",
         "history 20",
         "set -euo pipefail",
+        "shopt -s nullglob",
         "time ls",
         "echo $((1 + 2))",
         "echo $((COLUMNS / 2))",

@@ -93,7 +93,6 @@ const ALWAYS: &[&str] = &[
     "sha512sum",
     "shasum",
     "shift",
-    "shopt",
     "size",
     "sleep",
     "stat",
@@ -252,8 +251,10 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> boo
         "ss" => !args.flag_prefix('K', "kill") && !args.flag_prefix('D', "diag"),
         // `hash -p PATH NAME` makes `NAME` run `PATH`.
         "hash" => !args.short_strict('p'),
-        // `set -k` turns every later `NAME=value` argument into the command's environment.
+        // `set -k` (or `shopt -o keyword`) turns every later `NAME=value` argument into the
+        // command's environment.
         "set" => !args.short_strict('k') && !args.has("keyword"),
+        "shopt" => !args.has("keyword"),
         // `history -w FILE` and friends write files; a count only lists.
         "history" => match args.words() {
             [] => true,

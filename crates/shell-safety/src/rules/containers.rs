@@ -366,8 +366,9 @@ pub(crate) fn compose_read_only(args: Args<'_>) -> bool {
 
 /// Whether a kubectl command only reads (`get`, `describe`, `logs` without `-f`, …).
 pub(crate) fn kubectl_read_only(args: Args<'_>) -> bool {
-    // A kubeconfig's `exec` credential plugin is a program run on every request.
-    if args.long("kubeconfig") {
+    // A kubeconfig's `exec` credential plugin is a program run on every request; another
+    // server receives the current user's credentials.
+    if args.long("kubeconfig") || args.long("server") || args.has("-s") || args.has_prefix("-s=") {
         return false;
     }
     let Some((sub, rest)) = kubectl_subcommand(args) else {
