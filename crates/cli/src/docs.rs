@@ -128,10 +128,25 @@ pub(crate) fn hooks_md() -> String {
             b.name, b.events, b.args, b.output
         );
     }
+    out.push_str(SAFER_SHELL);
     out.push_str(DIFFERENCES);
     out.push_str(PRIVATE_FILES);
     out
 }
+
+/// What the `safer_shell` classifier always asks for (crates/shell-safety).
+const SAFER_SHELL: &str = "
+### What `safer_shell` calls read-only
+
+A command passes silently only when every simple command in it is read-only with the arguments given. These always ask:
+
+- an option that runs a program or writes a file, in full or abbreviated (`--out=f`): `git grep -O`, `git diff`/`log`/`show --output`, `--ext-diff`, `--textconv`, `git -c`, `git --exec-path=…`, `git ls-remote --upload-pack`, `rg --pre`, `ag`/`ack --pager`, `sort -o`/`--compress-program`, `sdiff -o`/`--diff-program`, `diff3 --diff-program`, `tree -o`/`-R`, `file -C`, `nm --plugin`, `time -o`, `docker --config`, `kubectl --kubeconfig`/`--server`, `go build -o`/`-toolexec`, `cargo --config`/`--target-dir`, `hash -p`, `set -k`, `shopt -o keyword`, `history` with arguments;
+- an option that may be hidden, for a command whose safety depends on its options: an expansion the command itself sets or builds (`x=--pre=sh; rg $x foo`, `${unset:---pre=sh}`, `$(…)`), a glob or brace expansion that can start with `-` (`rg foo *`), arguments appended by `xargs` (`ls | xargs rg foo`);
+- assigning, in any form (`NAME=… cmd`, `export`, `env`, `read`, `printf -v`, `for NAME in`, `${NAME:=…}`, `unset`), a `*_proxy` variable or a name without a lower-case letter, except `LANG`, `LC_*`, `TZ`, `TERM`, `COLUMNS`, `LINES`, `NO_COLOR`, `FORCE_COLOR`, `CLICOLOR`, `CLICOLOR_FORCE`, `COLORTERM`, `CI`, `RUST_BACKTRACE`, `RUST_LIB_BACKTRACE`, `RUST_LOG`, `CARGO_TERM_COLOR`/`_VERBOSE`/`_QUIET`, `PYTHONUNBUFFERED`, `PYTHONDONTWRITEBYTECODE`, `PYTHONIOENCODING`, `TIME_STYLE`, `LS_COLORS`, `GREP_COLOR(S)`, `POSIXLY_CORRECT`, `SOURCE_DATE_EPOCH`, `DEBIAN_FRONTEND`, `OPTIND` (`PATH`, `LD_*`, `GIT_*`, `PAGER`, `HOME`, `IFS` and the rest change what programs run or load);
+- text bash evaluates as code: a variable name with an expanding subscript (`test -v 'a[$(…)]'`, `[[ -v … ]]`, `printf -v`, `read`, `unset`, `declare`), a name reference (`declare -n`, `local -n`) to anything but a plain variable, and arithmetic (`$((…))`, `((…))`, `[[ a -eq b ]]`, subscripts, `${v:offset}`, `${!name}`, `${name@P}`, `declare -i`) over a variable the command sets to anything but a whole number, reads from input or a loop, or over a substitution or positional parameter.
+
+Variables from the environment count as the user's, not the model's. Builds and tests (`cargo test`, `go test`) still pass silently, as before.
+";
 
 /// `strict_output` and `type: evaluator` hooks.
 const STRICT_AND_EVALUATORS: &str = "## Strict output

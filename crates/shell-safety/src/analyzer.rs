@@ -7,6 +7,10 @@
 //! strings (`bash -c`, `eval`, heredocs fed to a shell) are classified recursively, at most
 //! [`MAX_NESTING`] levels deep. The most severe finding wins; ties keep the first found.
 
+mod dynamic;
+
+use std::cell::OnceCell;
+
 use crate::BlastRadius::{High, Medium, Unknown};
 use crate::findings::{
     Worst, adjust, assignment_finding, computed_name, elevation, finding, from_hit, generic,
@@ -53,7 +57,7 @@ const MAX_NESTING: usize = 4;
 
 pub(crate) fn classify_top(command: &str) -> Verdict {
     let mut worst = Worst::default();
-    let statements = classify_into(command, 0, &mut worst);
+    let statements = classify_into(command, 0, &[], &mut worst);
     if statements == 0 && worst.0.is_none() {
         // Nothing to run: like the reference, an empty command still asks.
         worst.add(generic(command, CONFIRMATION_REASON));
@@ -64,8 +68,9 @@ pub(crate) fn classify_top(command: &str) -> Verdict {
     }
 }
 
-/// Classifies `source` into `worst`; returns its number of statements.
-fn classify_into(source: &str, depth: usize, worst: &mut Worst) -> usize {
+/// Classifies `source` into `worst`; returns its number of statements. `inherited` lists the
+/// tainted variables of the scripts that run it (see [`dynamic`]).
+fn classify_into(source: &str, depth: usize, inherited: &[String], worst: &mut Worst) -> usize {
     let script = match script::build(source) {
         Ok(script) => script,
         Err(err) => {
@@ -76,7 +81,7 @@ fn classify_into(source: &str, depth: usize, worst: &mut Worst) -> usize {
             return 1;
         }
     };
-    let mut analyzer = Analyzer::new(&script, depth);
+    let mut analyzer = Analyzer::new(&script, depth, inherited);
     analyzer.run();
     worst.merge(analyzer.worst);
     script.statements
@@ -90,10 +95,13 @@ struct Analyzer<'a, 's> {
     stdin: Vec<Option<String>>,
     /// Basenames of files written by downloaders (`curl -o x.sh`, `wget … > x.sh`).
     downloads: Vec<String>,
+    inherited: &'a [String],
+    /// Variables that may hold attacker text; collected on first use.
+    taint: OnceCell<dynamic::Taint>,
 }
 
 impl<'a, 's> Analyzer<'a, 's> {
-    fn new(script: &'a Script<'s>, depth: usize) -> Self {
+    fn new(script: &'a Script<'s>, depth: usize, inherited: &'a [String]) -> Self {
         let mut analyzer = Self {
             script,
             depth,
@@ -104,10 +112,22 @@ impl<'a, 's> Analyzer<'a, 's> {
                 .map(|c| c.stdin_text.clone())
                 .collect(),
             downloads: Vec::new(),
+            inherited,
+            taint: OnceCell::new(),
         };
         analyzer.feed_pipes();
         analyzer.collect_downloads();
         analyzer
+    }
+
+    fn taint(&self) -> &dynamic::Taint {
+        self.taint
+            .get_or_init(|| dynamic::Taint::of(self.script, self.inherited))
+    }
+
+    /// Whether an expansion may hold attacker text at run time.
+    fn unknown(&self, word: &Word) -> bool {
+        self.taint().unknown(word)
     }
 
     fn run(&mut self) {
@@ -132,6 +152,16 @@ impl<'a, 's> Analyzer<'a, 's> {
         }
         for redirect in &script.redirects {
             if let Some(found) = redirect_finding(redirect) {
+                self.worst.add(found);
+            }
+        }
+        for evaluation in &script.evaluated.texts {
+            if let Some(found) = dynamic::evaluated_finding(evaluation, self.taint()) {
+                self.worst.add(found);
+            }
+        }
+        for (assignment, text) in &script.evaluated.assigned {
+            if let Some(found) = assignment_finding(&assignment.name, &assignment.value, text) {
                 self.worst.add(found);
             }
         }
@@ -277,7 +307,10 @@ impl<'a, 's> Analyzer<'a, 's> {
         if let Some(hit) = rules::check(name, args, Context { stdin }) {
             return Some(from_hit(hit, command.text));
         }
-        if safe::is_safe(name, Args(args)) {
+        if dynamic::takes_names(name) {
+            return dynamic::builtin(name, args, command, self.taint());
+        }
+        if safe::is_safe(name, Args(args), &|w| self.unknown(w)) {
             return None;
         }
         Some(generic(command.text, CONFIRMATION_REASON))
@@ -296,11 +329,23 @@ impl<'a, 's> Analyzer<'a, 's> {
                 elevates,
                 keeps_safe,
                 placeholder,
+                appends,
             } => {
                 let mut found = match placeholder {
                     Some(mark) => self.argv(&with_placeholder(rest, &mark), command, stdin),
                     None => self.argv(rest, command, stdin),
                 };
+                if appends && found.is_none() {
+                    // `ls | xargs rg foo` beside a file named `--pre=sh`: input becomes
+                    // arguments, options included.
+                    let (inner, _) = wrappers::innermost(rest);
+                    let reads_any = inner
+                        .first()
+                        .is_some_and(|head| safe::takes_any_arguments(&command_name(&head.text)));
+                    if !reads_any {
+                        found = Some(generic(command.text, CONFIRMATION_REASON));
+                    }
+                }
                 for word in env {
                     if let Some((name, value)) = word.text.split_once('=') {
                         let value = Word {
@@ -335,11 +380,18 @@ impl<'a, 's> Analyzer<'a, 's> {
             ));
         }
         let mut worst = Worst::default();
-        classify_into(text, self.depth + 1, &mut worst);
+        classify_into(text, self.depth + 1, self.taint().names(), &mut worst);
         worst.0
     }
 
     fn find(&self, args: &[Word], command: &Command<'_>) -> Option<Finding> {
+        // An expansion or a glob may become `-delete` or `-exec` at run time.
+        let hidden = args.iter().any(|w| {
+            (w.opaque && self.unknown(w)) || (w.glob && w.text.starts_with(['*', '?', '[', '{']))
+        });
+        if hidden {
+            return Some(generic(command.text, CONFIRMATION_REASON));
+        }
         let start = find_options_end(args);
         let roots: Vec<&Word> = args[start..]
             .iter()
@@ -418,7 +470,7 @@ impl<'a, 's> Analyzer<'a, 's> {
                 command.text,
             ));
         }
-        if safe::is_safe(name, Args(args)) {
+        if safe::is_safe(name, Args(args), &|w| self.unknown(w)) {
             return None;
         }
         if name.starts_with("python")

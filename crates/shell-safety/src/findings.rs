@@ -174,13 +174,71 @@ pub(crate) fn assignment_finding(name: &str, value: &Word, command: &str) -> Opt
             | "GIT_SSH_COMMAND"
             | "GIT_EXTERNAL_DIFF"
     );
-    injects.then(|| Finding {
+    if injects {
+        return Some(Finding {
+            category: Some("env-injection"),
+            ..generic(
+                command,
+                format!("Command sets `{name}`, which loads code into the programs it runs."),
+            )
+        });
+    }
+    let base = name.split_once('[').map_or(name, |(base, _)| base);
+    (!harmless_variable(base)).then(|| Finding {
         category: Some("env-injection"),
         ..generic(
             command,
-            format!("Command sets `{name}`, which loads code into the programs it runs."),
+            format!(
+                "Command sets `{base}`, which can change which programs run or what they load."
+            ),
         )
     })
+}
+
+/// Environment names known to change only formatting, locale or logging.
+const HARMLESS_ENVIRONMENT: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "TZ",
+    "TERM",
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "COLORTERM",
+    "CI",
+    "RUST_BACKTRACE",
+    "RUST_LIB_BACKTRACE",
+    "RUST_LOG",
+    "CARGO_TERM_COLOR",
+    "CARGO_TERM_VERBOSE",
+    "CARGO_TERM_QUIET",
+    "PYTHONUNBUFFERED",
+    "PYTHONDONTWRITEBYTECODE",
+    "PYTHONIOENCODING",
+    "TIME_STYLE",
+    "LS_COLORS",
+    "GREP_COLOR",
+    "GREP_COLORS",
+    "POSIXLY_CORRECT",
+    "SOURCE_DATE_EPOCH",
+    "DEBIAN_FRONTEND",
+    "OPTIND",
+];
+
+/// Whether assigning `name` (exported to the programs a command runs, or later by `set -a` or
+/// because the name came from the environment) cannot change which programs run or what they
+/// load. Programs read countless upper-case variables (`PATH`, `GIT_PAGER`, `LESSOPEN`,
+/// `RIPGREP_CONFIG_PATH`, `KUBECONFIG`, `BASH_FUNC_…`), so only a short list of them is
+/// harmless; names with a lower-case letter are the shell's own by convention, except the
+/// proxy settings.
+fn harmless_variable(name: &str) -> bool {
+    if name.bytes().any(|b| b.is_ascii_lowercase()) {
+        return !name.to_ascii_lowercase().ends_with("_proxy");
+    }
+    HARMLESS_ENVIRONMENT.contains(&name) || name.starts_with("LC_")
 }
 
 /// Output redirections onto files.

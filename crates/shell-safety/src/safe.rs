@@ -10,15 +10,14 @@ use crate::paths;
 use crate::rules::Args;
 use crate::rules::containers::{compose_read_only, docker_read_only, kubectl_read_only};
 use crate::rules::vcs::git_read_only;
+use crate::word::Word;
 
 /// Read-only whatever their arguments.
 const ALWAYS: &[&str] = &[
     ":",
-    "[",
     "arch",
     "b2sum",
     "base32",
-    "base64",
     "basename",
     "break",
     "cal",
@@ -30,10 +29,8 @@ const ALWAYS: &[&str] = &[
     "comm",
     "continue",
     "cut",
-    "declare",
     "df",
     "diff",
-    "diff3",
     "dirname",
     "dirs",
     "du",
@@ -41,25 +38,20 @@ const ALWAYS: &[&str] = &[
     "egrep",
     "exit",
     "expand",
-    "export",
     "expr",
     "false",
     "fgrep",
-    "file",
     "fold",
     "free",
     "getent",
-    "getopts",
     "grep",
     "groups",
-    "hash",
     "head",
     "help",
     "hexdump",
     "id",
     "join",
     "jq",
-    "local",
     "locale",
     "locate",
     "look",
@@ -76,7 +68,6 @@ const ALWAYS: &[&str] = &[
     "namei",
     "netstat",
     "nl",
-    "nm",
     "nproc",
     "numfmt",
     "objdump",
@@ -86,23 +77,15 @@ const ALWAYS: &[&str] = &[
     "pidof",
     "popd",
     "printenv",
-    "printf",
     "ps",
     "pushd",
     "pwd",
-    "read",
     "readelf",
     "readlink",
-    "readonly",
     "realpath",
     "return",
     "rev",
-    "rg",
-    "ag",
-    "ack",
-    "sdiff",
     "seq",
-    "set",
     "sha1sum",
     "sha224sum",
     "sha256sum",
@@ -110,38 +93,30 @@ const ALWAYS: &[&str] = &[
     "sha512sum",
     "shasum",
     "shift",
-    "shopt",
     "size",
     "sleep",
-    "ss",
     "stat",
     "strings",
     "sum",
     "tac",
-    "test",
     "times",
     "tr",
-    "tree",
     "true",
     "tty",
     "type",
-    "typeset",
     "ulimit",
     "umask",
     "uname",
     "unexpand",
-    "unset",
     "uptime",
     "vmstat",
     "iostat",
     "w",
-    "wait",
     "wc",
     "whereis",
     "which",
     "who",
     "whoami",
-    "history",
 ];
 
 /// Tools whose version query is read-only (`node --version`).
@@ -202,28 +177,90 @@ const VERSION_ONLY: &[&str] = &[
     "gawk",
 ];
 
-/// Whether `name args…` (wrappers already peeled) is read-only.
-pub(crate) fn is_safe(name: &str, args: Args<'_>) -> bool {
+/// Whether `name` reads only, whatever its arguments (used where arguments are appended at
+/// run time, as `xargs` does).
+pub(crate) fn takes_any_arguments(name: &str) -> bool {
+    ALWAYS.contains(&name)
+}
+
+/// Whether `name args…` (wrappers already peeled) is read-only. `unknown` says whether an
+/// expansion may hold anything at run time (attacker text); such a word, or a glob, where an
+/// option could be makes every command outside [`ALWAYS`] ask, since its safety rests on the
+/// options it is given (`rg $x foo` with `x=--pre=sh`).
+pub(crate) fn is_safe(name: &str, args: Args<'_>, unknown: &dyn Fn(&Word) -> bool) -> bool {
     if ALWAYS.contains(&name) {
         return true;
+    }
+    if args.hides_option(unknown) {
+        return false;
     }
     if VERSION_ONLY.contains(&name) && is_version_query(args) {
         return true;
     }
     match name {
-        "tail" => !args.flag('f', "follow") && !args.short('F') && !args.long("retry"),
-        "top" => args.short('n') || args.has_prefix("--iterations"),
-        "date" => !args.flag('s', "set") && args.operands().iter().all(|w| w.text.starts_with('+')),
-        "hostname" => args.operands().is_empty(),
-        "sort" => !args.flag('o', "output"),
-        "uniq" => args.operands().len() <= 1,
-        "xxd" => !args.short('r') && args.operands().len() <= 1,
+        "tail" => {
+            !args.flag_prefix('f', "follow")
+                && !args.short_strict('F')
+                && !args.long_prefix("retry")
+        }
+        "top" => args.short('n') || args.long_prefix("iterations"),
+        "date" => {
+            !args.flag_prefix('s', "set")
+                && !args.hides_operands(unknown)
+                && args.operands().iter().all(|w| w.text.starts_with('+'))
+        }
+        "hostname" => {
+            !args.short_strict('F')
+                && !args.long_prefix("file")
+                && !args.hides_operands(unknown)
+                && args.operands().is_empty()
+        }
+        "sort" => !args.flag_prefix('o', "output") && !args.long_prefix("compress-program"),
+        // A second operand is the output file.
+        "uniq" => !args.hides_operands(unknown) && args.operands().len() <= 1,
+        "xxd" => {
+            !args.short_strict('r') && !args.hides_operands(unknown) && args.operands().len() <= 1
+        }
         "find" => find_is_read_only(args),
         "tee" => args
             .operands()
             .iter()
             .all(|w| paths::is_harmless_sink(&w.text)),
-        "yq" => !args.flag('i', "inplace"),
+        // mikefarah's `--inplace` and `--split-exp` (writes one file per result), kislyuk's
+        // `--in-place`.
+        "yq" => {
+            !args.flag_prefix('i', "inplace")
+                && !args.long_prefix("in-place")
+                && !args.flag_prefix('s', "split-exp")
+        }
+        "rg" => !args.long_prefix("pre") && !args.long_prefix("hostname-bin"),
+        "ag" => !args.long_prefix("pager"),
+        "ack" => !["pager", "output", "ackrc"]
+            .iter()
+            .any(|o| args.long_prefix(o)),
+        "sdiff" => !args.flag_prefix('o', "output") && !args.long_prefix("diff-program"),
+        "diff3" => !args.long_prefix("diff-program"),
+        // `-o FILE` writes the listing; `-R` writes `00Tree.html` into every directory.
+        "tree" => !args.short_strict('o') && !args.short_strict('R') && !args.long_prefix("output"),
+        // `-C` writes a compiled magic file.
+        "file" => !args.flag_prefix('C', "compile"),
+        "nm" => !args.long_prefix("plugin"),
+        // BSD `base64 -o FILE`.
+        "base64" => !args.flag_prefix('o', "output"),
+        // `-K` kills sockets; `-D FILE` dumps to a file.
+        "ss" => !args.flag_prefix('K', "kill") && !args.flag_prefix('D', "diag"),
+        // `hash -p PATH NAME` makes `NAME` run `PATH`.
+        "hash" => !args.short_strict('p'),
+        // `set -k` (or `shopt -o keyword`) turns every later `NAME=value` argument into the
+        // command's environment.
+        "set" => !args.short_strict('k') && !args.has("keyword"),
+        "shopt" => !args.has("keyword"),
+        // `history -w FILE` and friends write files; a count only lists.
+        "history" => match args.words() {
+            [] => true,
+            [count] => !count.text.is_empty() && count.text.bytes().all(|b| b.is_ascii_digit()),
+            _ => false,
+        },
         "git" => git_read_only(args),
         "docker" | "podman" | "nerdctl" => docker_read_only(args),
         "docker-compose" | "podman-compose" => compose_read_only(args),
@@ -254,35 +291,48 @@ pub(crate) fn is_safe(name: &str, args: Args<'_>) -> bool {
             ],
         ),
         "journalctl" => {
-            !args.flag('f', "follow")
-                && !args.has_prefix("--vacuum")
+            !args.short_strict('f')
                 && ![
-                    "--rotate",
-                    "--flush",
-                    "--sync",
-                    "--relinquish-var",
-                    "--setup-keys",
+                    "follow",
+                    "vacuum-size",
+                    "vacuum-time",
+                    "vacuum-files",
+                    "rotate",
+                    "flush",
+                    "sync",
+                    "relinquish-var",
+                    "smart-relinquish-var",
+                    "setup-keys",
+                    "update-catalog",
                 ]
                 .iter()
-                .any(|f| args.has(f))
+                .any(|f| args.long_prefix(f))
         }
-        "ip" => !args.operands().iter().any(|w| {
-            matches!(
-                w.text.as_str(),
-                "add"
-                    | "del"
-                    | "delete"
-                    | "set"
-                    | "flush"
-                    | "change"
-                    | "replace"
-                    | "append"
-                    | "prepend"
-                    | "exec"
-                    | "save"
-                    | "restore"
-            )
-        }),
+        // `ip -batch FILE` (any abbreviation, one or two dashes) runs the commands in FILE.
+        "ip" => {
+            let batch = args.words().iter().any(|w| {
+                let bare = w.text.trim_start_matches('-');
+                w.is_option() && !bare.is_empty() && "batch".starts_with(bare)
+            });
+            !batch
+                && !args.operands().iter().any(|w| {
+                    matches!(
+                        w.text.as_str(),
+                        "add"
+                            | "del"
+                            | "delete"
+                            | "set"
+                            | "flush"
+                            | "change"
+                            | "replace"
+                            | "append"
+                            | "prepend"
+                            | "exec"
+                            | "save"
+                            | "restore"
+                    )
+                })
+        }
         _ => false,
     }
 }
@@ -330,6 +380,14 @@ fn cargo(args: Args<'_>) -> bool {
     let Some((sub, rest)) = args.subcommand() else {
         return false;
     };
+    // `--config` can name a wrapper or runner program; the directory options write outside
+    // `target/`.
+    if ["config", "target-dir", "artifact-dir", "out-dir"]
+        .iter()
+        .any(|o| args.long(o))
+    {
+        return false;
+    }
     match sub {
         "check" | "c" | "build" | "b" | "test" | "t" | "doc" | "d" | "tree" | "metadata"
         | "version" | "search" | "info" | "locate-project" | "pkgid" | "verify-project"
@@ -340,7 +398,31 @@ fn cargo(args: Args<'_>) -> bool {
     }
 }
 
+/// `go build`/`test`/`vet` flags that run another program or write a file where asked.
+const GO_FLAGS_THAT_RUN_OR_WRITE: &[&str] = &[
+    "o",
+    "toolexec",
+    "exec",
+    "vettool",
+    "modfile",
+    "outputdir",
+    "coverprofile",
+    "cpuprofile",
+    "memprofile",
+    "blockprofile",
+    "mutexprofile",
+    "trace",
+];
+
 fn go(args: Args<'_>) -> bool {
+    let runs_or_writes = args.words().iter().any(|w| {
+        let bare = w.text.trim_start_matches('-');
+        let name = bare.split_once('=').map_or(bare, |(n, _)| n);
+        w.is_option() && GO_FLAGS_THAT_RUN_OR_WRITE.contains(&name)
+    });
+    if runs_or_writes {
+        return false;
+    }
     match args.subcommand() {
         Some(("env", rest)) => !rest.short('w') && !rest.short('u'),
         Some((sub, _)) => matches!(sub, "version" | "list" | "vet" | "doc" | "build" | "test"),

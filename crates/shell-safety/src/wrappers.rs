@@ -23,6 +23,8 @@ pub(crate) enum Wrap<'a> {
         keeps_safe: bool,
         /// A string replaced by unknown input in `rest` (`xargs -I {}`).
         placeholder: Option<String>,
+        /// Unknown input is appended to `rest` as more arguments (`xargs` without `-I`).
+        appends: bool,
     },
     /// Runs a shell script given as a string.
     Script {
@@ -94,6 +96,7 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
         elevates,
         keeps_safe,
         placeholder: None,
+        appends: false,
     };
     let wrap = match name {
         "sudo" => {
@@ -163,7 +166,13 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
         "nohup" | "setsid" | "unbuffer" | "builtin" | "busybox" | "toybox" => {
             safe_exec(&args[skip_options(args, "", &[])..])
         }
-        "time" => safe_exec(&args[skip_options(args, "fo", &["format", "output"])..]),
+        "time" => {
+            // GNU `time -o FILE` writes its report to FILE.
+            let start = skip_options(args, "fo", &["format", "output"]);
+            let options = Args(&args[..start]);
+            let writes = options.flag_prefix('o', "output") || options.flag_prefix('a', "append");
+            or_bare(exec(&args[start..], false, !writes), false, !writes)
+        }
         "caffeinate" => safe_exec(&args[skip_options(args, "tw", &[])..]),
         "stdbuf" => safe_exec(&args[skip_options(args, "ioe", &["input", "output", "error"])..]),
         "ionice" => safe_exec(
@@ -183,16 +192,21 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
             }
             safe_exec(args.get(start + 1..).unwrap_or(&[]))
         }
+        // `flock FILE …` creates FILE when it is missing.
         "flock" => {
             if let Some(text) = option_value(args, 'c', "command") {
                 return Some(Wrap::Script {
                     text,
                     elevates: false,
-                    keeps_safe: true,
+                    keeps_safe: false,
                 });
             }
             let start = skip_options(args, "wE", &["timeout", "wait", "conflict-exit-code"]);
-            safe_exec(args.get(start + 1..).unwrap_or(&[]))
+            or_bare(
+                exec(args.get(start + 1..).unwrap_or(&[]), false, false),
+                false,
+                false,
+            )
         }
         "command" => {
             let start = skip_options(args, "", &[]);
@@ -241,6 +255,7 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
                     env,
                     elevates,
                     keeps_safe,
+                    appends: placeholder.is_none(),
                     placeholder,
                 },
                 bare => bare,
@@ -381,6 +396,7 @@ fn safe_exec(rest: &[Word]) -> Wrap<'_> {
             elevates: false,
             keeps_safe: true,
             placeholder: None,
+            appends: false,
         }
     }
 }
@@ -401,6 +417,7 @@ fn assignments_then_exec(operands: &[Word], elevates: bool, keeps_safe: bool) ->
             elevates,
             keeps_safe,
             placeholder: None,
+            appends: false,
         }
     }
 }

@@ -314,6 +314,10 @@ fn cloud(tool: &str, args: Args<'_>) -> Option<Hit> {
 
 /// Whether a docker command only reads (`ps`, `images`, `logs` without `-f`, …).
 pub(crate) fn docker_read_only(args: Args<'_>) -> bool {
+    // The client configuration names credential helpers and plugin directories: programs.
+    if args.long("config") {
+        return false;
+    }
     let Some((sub, rest)) = docker_subcommand(args) else {
         return args.has("--version") || args.has("-v");
     };
@@ -335,7 +339,9 @@ pub(crate) fn docker_read_only(args: Args<'_>) -> bool {
                 | ("volume" | "network", "ls" | "list" | "inspect")
                 | ("system", "df" | "info")
                 | ("context", "ls" | "list" | "show" | "inspect")
-                | ("buildx", "ls" | "version" | "inspect") => true,
+                | ("buildx", "ls" | "version") => true,
+                // `--bootstrap` starts the builder.
+                ("buildx", "inspect") => !inner.long("bootstrap"),
                 _ => false,
             }
         }
@@ -348,6 +354,8 @@ pub(crate) fn docker_read_only(args: Args<'_>) -> bool {
 pub(crate) fn compose_read_only(args: Args<'_>) -> bool {
     match compose_subcommand(args) {
         Some(("logs", rest)) => !rest.flag('f', "follow"),
+        // `config -o FILE` writes the resolved file.
+        Some(("config", rest)) => !rest.flag('o', "output"),
         Some((action, _)) => matches!(
             action,
             "ps" | "ls" | "config" | "images" | "version" | "top" | "port"
@@ -358,6 +366,11 @@ pub(crate) fn compose_read_only(args: Args<'_>) -> bool {
 
 /// Whether a kubectl command only reads (`get`, `describe`, `logs` without `-f`, …).
 pub(crate) fn kubectl_read_only(args: Args<'_>) -> bool {
+    // A kubeconfig's `exec` credential plugin is a program run on every request; another
+    // server receives the current user's credentials.
+    if args.long("kubeconfig") || args.long("server") || args.has("-s") || args.has_prefix("-s=") {
+        return false;
+    }
     let Some((sub, rest)) = kubectl_subcommand(args) else {
         return false;
     };

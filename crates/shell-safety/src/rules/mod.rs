@@ -124,6 +124,19 @@ impl<'a> Args<'a> {
         &self.0[..end]
     }
 
+    /// Arguments up to the `--` that ends the options, for checks that must not miss an
+    /// option: a `--` right after an option may be that option's value (`rg -e -- --pre=sh`),
+    /// so only a `--` after an operand, or first, counts.
+    fn options_part_strict(self) -> &'a [Word] {
+        let end = self
+            .0
+            .iter()
+            .enumerate()
+            .position(|(i, w)| w.text == "--" && (i == 0 || !self.0[i - 1].text.starts_with('-')))
+            .unwrap_or(self.0.len());
+        &self.0[..end]
+    }
+
     /// A short option cluster (`-rf`) contains `c`.
     pub(crate) fn short(self, c: char) -> bool {
         self.options_part()
@@ -143,6 +156,49 @@ impl<'a> Args<'a> {
 
     pub(crate) fn flag(self, short: char, long: &str) -> bool {
         self.short(short) || self.long(long)
+    }
+
+    /// `--name`, or any abbreviation of it (`--out=f` for `--output`), with or without `=…`:
+    /// getopt_long and git's parser accept a unique prefix, and an ambiguous one is an error,
+    /// so matching every prefix errs only towards asking.
+    pub(crate) fn long_prefix(self, name: &str) -> bool {
+        self.options_part_strict().iter().any(|w| {
+            w.text.strip_prefix("--").is_some_and(|rest| {
+                let given = rest.split_once('=').map_or(rest, |(n, _)| n);
+                !given.is_empty() && name.starts_with(given)
+            })
+        })
+    }
+
+    /// The short flag (see [`Self::options_part_strict`]) or any abbreviation of the long one
+    /// (see [`Self::long_prefix`]).
+    pub(crate) fn flag_prefix(self, short: char, long: &str) -> bool {
+        self.short_strict(short) || self.long_prefix(long)
+    }
+
+    /// [`Self::short`] over [`Self::options_part_strict`].
+    pub(crate) fn short_strict(self, c: char) -> bool {
+        self.options_part_strict()
+            .iter()
+            .any(|w| w.is_option() && !w.text.starts_with("--") && w.text[1..].contains(c))
+    }
+
+    /// Some word before `--` may turn into an option we cannot read: an expansion whose value
+    /// `unknown` says may be anything (`rg $x foo` after `x=--pre=sh`), or a glob or brace
+    /// expansion that can produce a leading `-` (`rg foo *` beside a file named `--pre=sh`).
+    pub(crate) fn hides_option(self, unknown: &dyn Fn(&Word) -> bool) -> bool {
+        self.options_part_strict().iter().any(|w| {
+            (w.opaque && unknown(w))
+                || (w.glob
+                    && (w.text.starts_with(['*', '?', '[', '{'])
+                        || (w.text.starts_with('-') && w.text.contains(['*', '?', '[', '{']))))
+        })
+    }
+
+    /// Some word may stand for any number of words (a glob, or an expansion `unknown` says
+    /// may be anything): the operand count is unknown until run time.
+    pub(crate) fn hides_operands(self, unknown: &dyn Fn(&Word) -> bool) -> bool {
+        self.0.iter().any(|w| w.glob || (w.opaque && unknown(w)))
     }
 
     /// Some argument is exactly `text`.

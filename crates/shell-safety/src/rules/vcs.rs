@@ -245,19 +245,33 @@ pub(crate) fn git_read_only(args: Args<'_>) -> bool {
     };
     // `-c key=value` before the subcommand can define aliases and hooks that run anything.
     let globals = &args.words()[..args.words().len() - rest.words().len() - 1];
-    if globals
-        .iter()
-        .any(|w| w.text == "-c" || w.text.starts_with("--config-env"))
-    {
+    // `--exec-path=DIR` makes git look for its helper programs in `DIR`.
+    if globals.iter().any(|w| {
+        w.text.starts_with("-c")
+            || w.text.starts_with("--config-env")
+            || w.text.starts_with("--exec-path=")
+    }) {
         return false;
     }
     match sub {
-        "status" | "blame" | "ls-files" | "ls-tree" | "ls-remote" | "rev-parse" | "rev-list"
-        | "describe" | "shortlog" | "cat-file" | "grep" | "show-ref" | "merge-base"
-        | "name-rev" | "count-objects" | "check-ignore" | "check-attr" | "for-each-ref" | "var"
-        | "version" | "help" | "cherry" | "diff-tree" | "diff-files" | "diff-index"
-        | "show-branch" | "verify-commit" | "verify-tag" | "range-diff" => true,
-        "diff" | "log" | "show" | "whatchanged" => !rest.long("output"),
+        "status" | "blame" | "ls-files" | "ls-tree" | "rev-parse" | "rev-list" | "describe"
+        | "shortlog" | "show-ref" | "merge-base" | "name-rev" | "count-objects"
+        | "check-ignore" | "check-attr" | "for-each-ref" | "var" | "version" | "cherry"
+        | "show-branch" | "verify-commit" | "verify-tag" => true,
+        // `--upload-pack` (or its hidden alias `--exec`) names the program to run.
+        "ls-remote" => !rest.long_prefix("upload-pack") && !rest.long_prefix("exec"),
+        // Text conversion and smudge filters are programs.
+        "cat-file" => !rest.long_prefix("textconv") && !rest.long_prefix("filters"),
+        // `-O`/`--open-files-in-pager[=PAGER]` runs the pager on the matching files.
+        "grep" => {
+            !rest.short_strict('O')
+                && !rest.long_prefix("open-files-in-pager")
+                && !rest.long_prefix("textconv")
+        }
+        // `--web` starts a browser, `--info` the info reader.
+        "help" => !rest.flag_prefix('w', "web") && !rest.flag_prefix('i', "info"),
+        "diff" | "log" | "show" | "whatchanged" | "diff-tree" | "diff-files" | "diff-index"
+        | "range-diff" => diff_read_only(rest),
         "branch" => git_branch_lists(rest),
         "tag" => {
             let mutating = rest.words().iter().any(|w| {
@@ -288,9 +302,11 @@ pub(crate) fn git_read_only(args: Args<'_>) -> bool {
                     .is_some_and(|(s, _)| matches!(s, "show" | "get-url"))
         }
         "config" => git_config_reads(rest),
-        "stash" => rest
-            .subcommand()
-            .is_some_and(|(s, _)| matches!(s, "list" | "show")),
+        "stash" => match rest.subcommand() {
+            Some(("list", inner)) => diff_read_only(inner),
+            Some(("show", inner)) => diff_read_only(inner),
+            _ => false,
+        },
         "worktree" => rest.subcommand().is_some_and(|(s, _)| s == "list"),
         "submodule" => {
             rest.is_empty()
@@ -306,6 +322,14 @@ pub(crate) fn git_read_only(args: Args<'_>) -> bool {
             .is_none_or(|(s, _)| matches!(s, "list" | "show")),
         _ => false,
     }
+}
+
+/// Diff options that write a file (`--output`) or run a configured program (`--ext-diff`,
+/// `--textconv`), in full or abbreviated.
+fn diff_read_only(rest: Args<'_>) -> bool {
+    !["output", "ext-diff", "textconv"]
+        .iter()
+        .any(|o| rest.long_prefix(o))
 }
 
 fn git_branch_lists(rest: Args<'_>) -> bool {
