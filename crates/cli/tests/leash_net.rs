@@ -308,3 +308,48 @@ fn with_a_proxy_set_localhost_is_still_refused_and_the_proxy_sees_nothing() {
     assert!(seen.contains(&format!("GET {local}/api auth=")), "{seen:?}");
     assert_eq!(target.seen(), Vec::<String>::new());
 }
+
+#[test]
+fn ipv6_forms_of_private_addresses_are_refused_even_through_a_proxy() {
+    // Each address carries a loopback or private IPv4 address, or is site-local. A proxy that
+    // records everything stands in for the route: had a request been sent, it would show here.
+    let proxy = Recorder::start("internal page via proxy");
+    let dir = TempDir::new().unwrap();
+    let proxy_url = format!("http://{}", proxy.addr);
+    let env = [
+        ("HTTP_PROXY", proxy_url.as_str()),
+        ("http_proxy", proxy_url.as_str()),
+        ("ALL_PROXY", proxy_url.as_str()),
+    ];
+    let hosts = [
+        "[::127.0.0.1]",
+        "[::ffff:127.0.0.1]",
+        "[64:ff9b::7f00:1]",
+        "[64:ff9b::a00:1]",
+        "[2002:7f00:1::1]",
+        "[2002:c0a8:101::1]",
+        "[fec0::1]",
+        "[fd00::1]",
+    ];
+    let calls: Vec<String> = hosts
+        .iter()
+        .map(|h| {
+            format!("{{name: fetch, arguments: {{urls: ['http://{h}:8080/'], format: text}}}}")
+        })
+        .collect();
+    let r = run(
+        dir.path(),
+        "      - type: fetch\n",
+        &calls,
+        &["--yolo"],
+        &env,
+    );
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let responses = r.responses();
+    assert_eq!(responses.len(), hosts.len(), "{}", r.stdout);
+    for (text, is_error) in &responses {
+        assert!(*is_error, "{responses:?}");
+        assert!(text.contains("is not a public address"), "{responses:?}");
+    }
+    assert_eq!(proxy.seen(), Vec::<String>::new());
+}

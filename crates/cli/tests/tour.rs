@@ -177,7 +177,8 @@ const EXPECTED: &[Expect] = &[
         code: 0,
         shows: &[
             "dialect: claude",
-            "#   deny: [\"shell:cmd=sudo*\"]",
+            "#   deny: [\"shell:cmd=sudo\", \"shell:cmd=sudo *\"]",
+            "preempt_yolo: true",
             "deny `Read(./.env)`",
         ],
         hides: &[],
