@@ -32,10 +32,10 @@ use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
+use crate::calls::Target;
+use crate::interaction::{Confirmation, ConfirmationRequest};
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
-use crate::tool_call::Target;
-use crate::{Confirmation, ConfirmationRequest};
 
 /// What the chain decided for one call.
 #[derive(Debug)]

@@ -20,31 +20,11 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
+use crate::calls::{CANCELED_BY_USER, Origin};
 use crate::loop_detector::LoopDetector;
+use crate::runtime::Runtime;
+use crate::runtime_tools::function;
 use crate::session::Session;
-use crate::setup::Runtime;
-use crate::tool_call::{CANCELED_BY_USER, Origin};
-
-/// `run_tools_with_javascript`, describing `scripted` (not read-only: its script may call
-/// anything, though each call is approved on its own too).
-pub(crate) fn definition<'a>(scripted: impl Iterator<Item = &'a ToolDefinition>) -> ToolDefinition {
-    let functions: Vec<Function<'_>> = scripted.map(function).collect();
-    ToolDefinition {
-        name: tether_codemode::TOOL_NAME.to_owned(),
-        description: tether_codemode::description(&functions),
-        parameters: tether_codemode::parameters(),
-        read_only: false,
-        category: tether_codemode::CATEGORY,
-    }
-}
-
-fn function(d: &ToolDefinition) -> Function<'_> {
-    Function {
-        name: &d.name,
-        description: &d.description,
-        parameters: &d.parameters,
-    }
-}
 
 /// What a script came to, for the outer call.
 #[derive(Debug)]

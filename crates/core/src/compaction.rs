@@ -10,8 +10,8 @@ use tether_providers::{ChatRequest, complete};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
 
 /// Compact past this share of the context window.
 pub(crate) const THRESHOLD: f64 = 0.9;

@@ -6,67 +6,23 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tether_protocol::{HookEvent, Message, RuntimeEvent};
-use tether_tools::{ToolDefinition, ToolResult};
+use tether_tools::ToolResult;
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::run::{RunOutcome, StopReason};
+use crate::calls::CANCELED_BY_USER;
+use crate::outcome::{RunOutcome, StopReason};
+use crate::runtime::Runtime;
+use crate::runtime_tools::{HANDOFF, TRANSFER_TASK};
 use crate::session::Session;
-use crate::setup::Runtime;
-use crate::tool_call::CANCELED_BY_USER;
 use crate::toolbox::{ADD_TOOL, SEARCH_TOOL};
-
-pub(crate) const TRANSFER_TASK: &str = "transfer_task";
-pub(crate) const HANDOFF: &str = "handoff";
 
 /// The implicit user message of a child session.
 pub(crate) const PROCEED: &str = "Please proceed.";
 /// The implicit user message after a forced handoff.
 pub(crate) const FORCED_CONTINUE: &str = "Please continue from here.";
-
-pub(crate) fn transfer_task_definition(sub_agents: &[String]) -> ToolDefinition {
-    ToolDefinition {
-        name: TRANSFER_TASK.to_owned(),
-        description: format!(
-            "Use this function to transfer a task to the selected team member. You must provide a clear and concise description of the task the member should achieve AND the expected output. Team members: {}.",
-            sub_agents.join(", ")
-        ),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "agent": {"type": "string", "description": "The name of the agent to transfer the task to."},
-                "task": {"type": "string", "description": "A clear and concise description of the task the member should achieve."},
-                "expected_output": {"type": "string", "description": "The expected output from the member (optional)."}
-            },
-            "required": ["agent", "task", "expected_output"],
-            "additionalProperties": false
-        }),
-        read_only: true,
-        category: "transfer",
-    }
-}
-
-pub(crate) fn handoff_definition(handoffs: &[String]) -> ToolDefinition {
-    ToolDefinition {
-        name: HANDOFF.to_owned(),
-        description: format!(
-            "Hand the conversation off to another agent, who continues it from here with the full history. Agents you can hand off to: {}.",
-            handoffs.join(", ")
-        ),
-        parameters: json!({
-            "type": "object",
-            "properties": {
-                "agent": {"type": "string", "description": "The name of the agent to hand the conversation to."}
-            },
-            "required": ["agent"],
-            "additionalProperties": false
-        }),
-        read_only: true,
-        category: "transfer",
-    }
-}
 
 /// The child session's own instruction.
 pub(crate) fn task_instruction(task: &str, expected_output: &str) -> String {
@@ -121,11 +77,11 @@ impl Runtime {
     ) -> ToolResult {
         let target = arg(args, "agent");
         match name {
-            crate::background::RUN
-            | crate::background::LIST
-            | crate::background::VIEW
-            | crate::background::STOP
-            | crate::background::WAIT => {
+            crate::runtime_tools::RUN
+            | crate::runtime_tools::LIST
+            | crate::runtime_tools::VIEW
+            | crate::runtime_tools::STOP
+            | crate::runtime_tools::WAIT => {
                 self.call_background_tool(agent, session, name, args, cancel)
                     .await
             }

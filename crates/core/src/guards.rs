@@ -8,7 +8,7 @@ use tether_protocol::{HookEvent, Lane};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::setup::Runtime;
+use crate::runtime::Runtime;
 
 /// Every hook that ran said `permission_decision: allow`, and none blocked or failed.
 fn approved(r: &HookResult) -> bool {

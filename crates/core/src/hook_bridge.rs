@@ -5,7 +5,7 @@ use tether_config::HookSpec;
 use tether_hooks::{HookObserver, HookRun, RunStatus, duration_ms};
 use tether_protocol::{HookEvent, Lane, RuntimeEvent};
 
-use crate::Sink;
+use crate::interaction::Sink;
 
 /// Forwards hook runs to the event sink.
 #[derive(Debug)]

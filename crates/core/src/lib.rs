@@ -9,118 +9,54 @@ mod agent;
 mod approval;
 mod background;
 mod budget;
+mod build;
+mod calls;
 mod code_mode;
 mod compaction;
 mod context;
 mod delegation;
+mod error;
 mod guards;
 mod hook_bridge;
+mod interaction;
 mod loop_detector;
 mod mcp;
+mod mcp_host;
 mod model_picker;
 mod model_runner;
+mod models;
+mod outcome;
 mod persistence;
 mod queues;
 mod response_cache;
 mod routing;
 mod run;
+mod runtime;
+mod runtime_tools;
 mod session;
-mod setup;
+mod store;
 mod store_adapter;
+mod tasks;
 mod tool_call;
 mod toolbox;
 mod turn;
 mod user_prompt;
 mod worktree;
 
-use std::sync::Arc;
-
-use futures::future::BoxFuture;
-use tether_protocol::RuntimeEvent;
-
 pub use agent::AgentRuntime;
 pub use approval::{Blocked, Decision, Verdict};
+pub use build::{ASYNC_HOOK_GRACE, RuntimeOptions, build_runtime};
 pub use compaction::Compaction;
+pub use error::SetupError;
+pub use interaction::{
+    Confirmation, ConfirmationRequest, DenyAll, EventSink, Interaction, NullSink,
+};
 pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;
-pub use persistence::SessionStore;
+pub use outcome::{RunOutcome, StopReason};
 pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
-pub use run::{RunOutcome, StopReason};
+pub use runtime::{Runtime, new_session_id};
 pub use session::Session;
-pub use setup::{
-    ASYNC_HOOK_GRACE, Runtime, RuntimeOptions, SetupError, build_runtime, new_session_id,
-};
+pub use store::SessionStore;
 pub use store_adapter::{INTERRUPTED, repair_transcript, restore};
 pub use worktree::WorktreeInfo;
-
-/// Receives every event. Called from the runtime's task: keep it cheap.
-pub trait EventSink: Send + Sync + std::fmt::Debug {
-    fn emit(&self, session_id: &str, event: RuntimeEvent);
-}
-
-/// Where the runtime asks the user.
-pub trait Interaction: Send + Sync + std::fmt::Debug {
-    /// Asks whether a tool call may run.
-    fn confirm_tool<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, Confirmation>;
-
-    /// Asks whether to go on past the agent's `max_iterations`.
-    fn approve_more_iterations(&self, limit: u32) -> BoxFuture<'_, bool>;
-
-    /// Answers an MCP server's request for input (elicitation). Without a user: declined.
-    fn elicit<'a>(
-        &'a self,
-        request: &'a tether_mcp::Elicitation,
-    ) -> BoxFuture<'a, tether_mcp::ElicitationAnswer> {
-        let _ = request;
-        Box::pin(std::future::ready(tether_mcp::ElicitationAnswer::Decline))
-    }
-}
-
-/// A tool call waiting for approval.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConfirmationRequest {
-    pub agent: String,
-    pub tool_call_id: String,
-    pub tool_name: String,
-    pub arguments: serde_json::Value,
-    /// `blast_radius`, `category`, `reason` and other hook annotations.
-    pub metadata: Option<std::collections::BTreeMap<String, String>>,
-}
-
-/// The user's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Confirmation {
-    /// Run this call.
-    Yes,
-    /// Run this and every later call of the session without asking.
-    All,
-    /// Do not run it (the model is told, with the reason if any).
-    No { reason: Option<String> },
-    /// The user cancelled (Ctrl-C): this call and the rest of the batch are cancelled.
-    Cancelled,
-}
-
-/// A sink that drops everything (tests, embedders that only want the outcome).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NullSink;
-
-impl EventSink for NullSink {
-    fn emit(&self, _: &str, _: RuntimeEvent) {}
-}
-
-/// An interaction that never approves (non-interactive runs without `--yolo`).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct DenyAll;
-
-impl Interaction for DenyAll {
-    fn confirm_tool<'a>(&'a self, _: &'a ConfirmationRequest) -> BoxFuture<'a, Confirmation> {
-        Box::pin(async { Confirmation::No { reason: None } })
-    }
-
-    fn approve_more_iterations(&self, _: u32) -> BoxFuture<'_, bool> {
-        Box::pin(async { false })
-    }
-}
-
-/// Shared handles the phases need.
-pub(crate) type Sink = Arc<dyn EventSink>;

@@ -17,7 +17,7 @@ use tether_hooks::{ModelRequest, ModelRunner};
 use tether_protocol::Message;
 use tether_providers::{ChatRequest, Env, ModelSpec, Provider, ResponseSchema, build_provider};
 
-use crate::setup::spec_of;
+use crate::models::spec_of;
 
 /// Model hooks' access to providers.
 pub struct ProviderModelRunner {

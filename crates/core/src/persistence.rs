@@ -6,33 +6,9 @@
 
 use tether_protocol::{Message, RuntimeEvent, Usage};
 
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
-
-/// A session store (SQLite in production; anything in tests).
-pub trait SessionStore: Send + Sync + std::fmt::Debug {
-    /// Creates the session row (`first_prompt` for listings).
-    fn create(
-        &self,
-        session: &Session,
-        working_dir: &str,
-        first_prompt: Option<&str>,
-    ) -> Result<(), String>;
-    /// Appends one message; durable when it returns.
-    fn append(&self, session_id: &str, message: &Message) -> Result<(), String>;
-    /// Saves the session's metadata (agent, context, summary, tokens, cost).
-    fn update(&self, session: &Session) -> Result<(), String>;
-    /// Replaces the whole history (after a compaction).
-    fn replace_messages(&self, session_id: &str, messages: &[Message]) -> Result<(), String>;
-    /// Records one model call's usage and cost.
-    fn record_usage(
-        &self,
-        session_id: &str,
-        model_id: &str,
-        usage: &Usage,
-        cost: Option<f64>,
-    ) -> Result<(), String>;
-}
+use crate::store::SessionStore;
 
 impl Runtime {
     /// Saves a new session (first prompt for listings), or a restored one whose history was

@@ -5,19 +5,9 @@ use tether_protocol::{HookEvent, HookInput};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::run::StopReason;
+use crate::outcome::{Route, StopReason};
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
-
-/// Routes a run may take in a row before it is stopped (a cycle of routing hooks).
-pub(crate) const MAX_ROUTES: u32 = 8;
-
-/// What a routing hook decided.
-pub(crate) enum Route {
-    Stay,
-    To(String),
-    Stop(StopReason),
-}
 
 impl Runtime {
     /// Fires a routing event and reads its transition.

@@ -9,61 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::loop_detector::LoopDetector;
-use crate::routing::Route;
+use crate::outcome::{Next, Route, RunOutcome, RunState, StopReason};
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
-
-/// Why a run stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum StopReason {
-    /// The model answered without calling tools.
-    Normal,
-    /// A hook stopped the run (user_prompt_submit, before_llm_call, post_tool_use, …).
-    HookBlocked { message: String },
-    /// The model call failed, or the configuration cannot run.
-    Error { code: String, message: String },
-    /// Ctrl-C or SIGTERM.
-    Cancelled,
-    /// The loop detector tripped.
-    LoopDetected { message: String },
-    /// The agent's `max_iterations` was reached and not extended.
-    MaxIterations { limit: u32 },
-}
-
-/// The end of a run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunOutcome {
-    pub reason: StopReason,
-}
-
-/// What one turn decided for the loop.
-#[derive(Debug)]
-pub(crate) enum Next {
-    Continue,
-    Stop(StopReason),
-}
-
-/// State of one run (not of the session).
-#[derive(Debug)]
-pub(crate) struct RunState {
-    /// `user_prompt_submit` context (U): sent on every call of this run.
-    pub(crate) prompt_ctx: String,
-    /// Model calls made in this run (the `iteration` of before_llm_call).
-    pub(crate) iterations: u32,
-    /// The agent's `max_iterations`, raised by 10 on each approved extension.
-    pub(crate) max_iterations: u32,
-    pub(crate) detector: LoopDetector,
-    /// An overflow compaction was tried since the last successful model call.
-    pub(crate) overflow_retried: bool,
-    /// Times a `dialect: claude` stop hook kept the agent going in this run.
-    pub(crate) stop_continuations: u32,
-    /// The toolset model (`toolsets[].model`) that takes the next model call.
-    pub(crate) routed_model: Option<usize>,
-}
-
-/// How often `dialect: claude` stop hooks may keep one run going: a script that ignores
-/// `stop_hook_active` must not loop forever.
-pub(crate) const MAX_STOP_CONTINUATIONS: u32 = 10;
 
 impl Runtime {
     pub(crate) fn current(&self, session: &Session) -> Result<Arc<AgentRuntime>, StopReason> {
@@ -336,10 +284,10 @@ impl Runtime {
                     Route::Stop(reason) => return stop(reason),
                     Route::To(target) => {
                         routes += 1;
-                        if routes > crate::routing::MAX_ROUTES {
+                        if routes > crate::outcome::MAX_ROUTES {
                             let message = format!(
                                 "routing hooks moved the run {} times in a row; stopping",
-                                crate::routing::MAX_ROUTES
+                                crate::outcome::MAX_ROUTES
                             );
                             return stop(
                                 self.fail(&agent, &session.id, "routing_loop", message)
@@ -381,7 +329,7 @@ impl Runtime {
                 );
             }
             if self.over_threshold(&agent, session) {
-                self.compact(session, crate::Compaction::Threshold, cancel)
+                self.compact(session, crate::compaction::Compaction::Threshold, cancel)
                     .await;
             }
             if let Err(reason) = self

@@ -7,8 +7,8 @@ use serde_json::json;
 use tether_protocol::{Message, Role, Usage};
 use tether_store::{NewSession, SessionUpdate, Store, StoredSession, UsageRecord};
 
-use crate::persistence::SessionStore;
 use crate::session::Session;
+use crate::store::SessionStore;
 
 /// The text given to a tool call that has no result (the process died while it ran).
 pub const INTERRUPTED: &str =

@@ -14,14 +14,14 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::approval::Approval;
+use crate::calls::{CANCELED_BY_USER, Origin, Target, arguments};
 use crate::mcp::CallProgress;
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
 use crate::toolbox::Entry;
 
 const SKIPPED_AFTER_POST_BLOCK: &str =
     "The tool call was skipped because a post_tool_use hook signalled run termination.";
-pub(crate) const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
 const CANCELED_WITH_BATCH: &str = "The tool call was canceled because a previous tool call in the same batch was canceled by the user.";
 
 /// Where a result came from.
@@ -33,16 +33,6 @@ enum Kind {
     Runtime,
     /// The call did not run; the runtime wrote the result.
     Synthesised,
-}
-
-/// Who made a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Origin {
-    /// The model: the result joins the conversation.
-    Model,
-    /// A code-mode script: the result goes back to the script alone (it reaches the model
-    /// inside the script's own result), as it was, without the model-facing cap or TOON.
-    Script,
 }
 
 /// What one call came to.
@@ -68,14 +58,6 @@ pub(crate) struct BatchOutcome {
     pub(crate) model: Option<usize>,
 }
 
-/// The tool a call names, as the approval chain and the hooks see it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Target<'a> {
-    pub(crate) def: &'a ToolDefinition,
-    /// `mcp:SERVER:TOOL` for an MCP tool, else empty.
-    pub(crate) qualified: &'a str,
-}
-
 /// How a call is run.
 enum Runner<'a> {
     Tool(&'a Entry),
@@ -83,14 +65,6 @@ enum Runner<'a> {
     Runtime,
     /// `run_tools_with_javascript`.
     Script,
-}
-
-/// The call's arguments as an object; anything else is an empty object.
-pub(crate) fn arguments(call: &ToolCall) -> Map<String, Value> {
-    match serde_json::from_str::<Value>(&call.function.arguments) {
-        Ok(Value::Object(m)) => m,
-        _ => Map::new(),
-    }
 }
 
 impl Runtime {

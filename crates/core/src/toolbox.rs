@@ -327,7 +327,9 @@ impl Toolbox {
             }
         }
         if self.code_mode {
-            view.code_mode = Some(crate::code_mode::definition(self.scripted(&view)));
+            view.code_mode = Some(crate::runtime_tools::code_mode_definition(
+                self.scripted(&view),
+            ));
         }
         let direct: Vec<&ToolDefinition> = match &view.code_mode {
             Some(def) => std::iter::once(def)

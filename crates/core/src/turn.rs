@@ -12,9 +12,9 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::{AgentRuntime, ToolModel};
 use crate::context;
 use crate::loop_detector;
-use crate::run::{MAX_STOP_CONTINUATIONS, Next, RunState, StopReason};
+use crate::outcome::{MAX_STOP_CONTINUATIONS, Next, Route, RunState, StopReason};
+use crate::runtime::Runtime;
 use crate::session::Session;
-use crate::setup::Runtime;
 use crate::toolbox::View;
 
 /// Why a model call produced no response.
@@ -126,7 +126,7 @@ impl Runtime {
                         message: "The conversation has exceeded the model's context window. Automatically compacting the conversation history...".to_owned(),
                     },
                 );
-                self.compact(session, crate::Compaction::Overflow, cancel)
+                self.compact(session, crate::compaction::Compaction::Overflow, cancel)
                     .await;
                 return ("error", Next::Continue);
             }
@@ -238,9 +238,9 @@ impl Runtime {
                 .route(agent, session, HookEvent::AfterAgentComplete, input, cancel)
                 .await
             {
-                crate::routing::Route::Stay => {}
-                crate::routing::Route::Stop(reason) => return ("hook_blocked", Next::Stop(reason)),
-                crate::routing::Route::To(target) => {
+                Route::Stay => {}
+                Route::Stop(reason) => return ("hook_blocked", Next::Stop(reason)),
+                Route::To(target) => {
                     self.agent_switch(agent, &session.id, agent, &target, "route")
                         .await;
                     session.agent = target;
@@ -296,7 +296,7 @@ impl Runtime {
             Err(reason) => return ("hook_blocked", Next::Stop(reason)),
         }
         if self.over_threshold(agent, session) {
-            self.compact(session, crate::Compaction::ToolOverflow, cancel)
+            self.compact(session, crate::compaction::Compaction::ToolOverflow, cancel)
                 .await;
         }
         ("continue", Next::Continue)

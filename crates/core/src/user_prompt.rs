@@ -10,7 +10,7 @@ use serde_json::{Map, Value, json};
 use tether_mcp::{Elicitation, ElicitationAnswer};
 use tether_tools::{Tool, ToolContext, ToolDefinition, ToolResult};
 
-use crate::Interaction;
+use crate::interaction::Interaction;
 
 pub(crate) const USER_PROMPT_INSTRUCTION: &str = "## User Prompt Tool\n\nAsk the user a question when you need clarification, input, or a decision.\n\nOptionally provide a JSON schema to structure the response:\n- Enum: {\"type\": \"string\", \"enum\": [\"option1\", \"option2\"], \"title\": \"Select\"}\n- Object: {\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\"}}, \"required\": [\"name\"]}\n\nResponse contains \"action\" (accept/decline/cancel) and \"content\" (user data when accepted).";
 

@@ -5,7 +5,7 @@ use tether_hooks::HookResult;
 use tether_protocol::HookEvent;
 use tokio_util::sync::CancellationToken;
 
-use crate::setup::Runtime;
+use crate::runtime::Runtime;
 
 /// A worktree the run works in.
 #[derive(Debug, Clone, PartialEq, Eq)]
