@@ -8,6 +8,7 @@
 
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
+use tether_protocol::Decision;
 
 /// An evaluator's `timeout` when none is given.
 pub const DEFAULT_EVALUATOR_TIMEOUT: Duration = Duration::from_secs(10);
@@ -48,33 +49,6 @@ impl Hash for Probability {
     }
 }
 
-/// A guard's answer for one outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum GuardDecision {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl GuardDecision {
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "allow" => Some(Self::Allow),
-            "ask" => Some(Self::Ask),
-            "deny" => Some(Self::Deny),
-            _ => None,
-        }
-    }
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::Ask => "ask",
-            Self::Deny => "deny",
-        }
-    }
-}
-
 /// What a `type: evaluator` hook does with the evaluator's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum EvaluatorPolicy {
@@ -82,9 +56,9 @@ pub enum EvaluatorPolicy {
     /// least `min_probability`; otherwise, or for a choice without a decision, `fallback`
     /// (`ask` or `deny`).
     Guard {
-        decisions: Vec<(String, GuardDecision)>,
+        decisions: Vec<(String, Decision)>,
         min_probability: Probability,
-        fallback: GuardDecision,
+        fallback: Decision,
     },
     /// `routing_policy` (routing events): the choice's agent when its probability is at least
     /// `min_probability`; otherwise the agent's `routing.default_agent`.

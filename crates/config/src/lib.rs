@@ -32,7 +32,7 @@ pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
 pub use effective::{CliHooks, InjectOptions, effective_hooks};
 pub use evaluator::{
-    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES, Probability,
+    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, MAX_CHOICES, Probability,
     is_guarding_event, is_routing_event,
 };
 pub use hooks::{
@@ -48,7 +48,7 @@ pub use model::{
     AUTO_LOCAL_MODEL, AUTO_MODELS, KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig,
     ProviderDef, RoutingRule, ThinkingBudget,
 };
-pub use permissions::{PermissionPattern, PermissionVerdict, Permissions, approvals_allow};
+pub use permissions::{PermissionPattern, Permissions, approvals_allow};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};
 

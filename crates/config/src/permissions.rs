@@ -22,6 +22,7 @@
 use std::cell::OnceCell;
 
 use serde_json::{Map, Value};
+use tether_protocol::Decision;
 use tether_shell_safety::CommandLine;
 
 /// `allow`, `ask` and `deny` lists, checked deny first, then allow, then ask.
@@ -30,14 +31,6 @@ pub struct Permissions {
     pub allow: Vec<PermissionPattern>,
     pub ask: Vec<PermissionPattern>,
     pub deny: Vec<PermissionPattern>,
-}
-
-/// What a permission checker decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PermissionVerdict {
-    Allow,
-    Ask,
-    Deny,
 }
 
 /// The tool whose `cmd` is a shell line.
@@ -53,24 +46,20 @@ impl Permissions {
     }
 
     /// Deny patterns first, then allow, then ask; `None` when nothing matches.
-    pub fn check(&self, tool: &str, args: &Map<String, Value>) -> Option<PermissionVerdict> {
+    pub fn check(&self, tool: &str, args: &Map<String, Value>) -> Option<Decision> {
         self.check_names(&[tool], args)
     }
 
     /// [`Self::check`] for a tool known by several names (an MCP tool's model-visible name
     /// and its `mcp:SERVER:TOOL` name): a rule matching any of them applies.
-    pub fn check_names(
-        &self,
-        tools: &[&str],
-        args: &Map<String, Value>,
-    ) -> Option<PermissionVerdict> {
+    pub fn check_names(&self, tools: &[&str], args: &Map<String, Value>) -> Option<Decision> {
         let call = Call::new(args, tools);
         if any_denies(&self.deny, &call) {
-            Some(PermissionVerdict::Deny)
+            Some(Decision::Deny)
         } else if allowed(&self.allow, &call) {
-            Some(PermissionVerdict::Allow)
+            Some(Decision::Allow)
         } else if any_denies(&self.ask, &call) {
-            Some(PermissionVerdict::Ask)
+            Some(Decision::Ask)
         } else {
             None
         }

@@ -26,8 +26,8 @@ fn verdicts(pattern: &str, tool: &str, a: &Value) -> (bool, bool) {
         ..Permissions::default()
     };
     (
-        deny.check(tool, &a) == Some(PermissionVerdict::Deny),
-        allow.check(tool, &a) == Some(PermissionVerdict::Allow),
+        deny.check(tool, &a) == Some(Decision::Deny),
+        allow.check(tool, &a) == Some(Decision::Allow),
     )
 }
 
@@ -243,9 +243,8 @@ fn shell_allow_rules_cover_each_command_or_nothing() {
         ]),
         ..Permissions::default()
     };
-    let allowed = |cmd: &str| {
-        perms.check("shell", &args(json!({ "cmd": cmd }))) == Some(PermissionVerdict::Allow)
-    };
+    let allowed =
+        |cmd: &str| perms.check("shell", &args(json!({ "cmd": cmd }))) == Some(Decision::Allow);
     for cmd in [
         "npm run test",
         "npm run test --watch",
@@ -279,7 +278,7 @@ fn shell_allow_rules_cover_each_command_or_nothing() {
     };
     assert_eq!(
         any.check("shell", &args(json!({"cmd": "echo $(date) > x"}))),
-        Some(PermissionVerdict::Allow)
+        Some(Decision::Allow)
     );
 }
 
@@ -295,7 +294,7 @@ fn keys_that_differ_only_in_case_are_never_allowed() {
         deny: list(&["shell:cmd=rm *"]),
         ..Permissions::default()
     };
-    assert_eq!(deny.check("shell", &a), Some(PermissionVerdict::Deny));
+    assert_eq!(deny.check("shell", &a), Some(Decision::Deny));
 }
 
 #[test]
@@ -318,18 +317,9 @@ fn deny_beats_allow_beats_ask() {
         deny: list(&["shell:cmd=*sudo*"]),
     };
     let a = |cmd: &str| args(json!({ "cmd": cmd }));
-    assert_eq!(
-        perms.check("shell", &a("sudo ls")),
-        Some(PermissionVerdict::Deny)
-    );
-    assert_eq!(
-        perms.check("shell", &a("ls")),
-        Some(PermissionVerdict::Allow)
-    );
-    assert_eq!(
-        perms.check("read_file", &a("")),
-        Some(PermissionVerdict::Ask)
-    );
+    assert_eq!(perms.check("shell", &a("sudo ls")), Some(Decision::Deny));
+    assert_eq!(perms.check("shell", &a("ls")), Some(Decision::Allow));
+    assert_eq!(perms.check("read_file", &a("")), Some(Decision::Ask));
     assert_eq!(Permissions::default().check("x", &a("")), None);
 }
 
@@ -383,7 +373,7 @@ proptest! {
                 let a = args(json!({ key: text }));
                 prop_assert_eq!(
                     perms.check(tool, &a),
-                    Some(PermissionVerdict::Deny),
+                    Some(Decision::Deny),
                     "{} {:?} {:?}",
                     tool,
                     pattern,
@@ -417,6 +407,6 @@ proptest! {
             ..Permissions::default()
         };
         let a = args(json!({ "cmd": line }));
-        prop_assert_ne!(perms.check("shell", &a), Some(PermissionVerdict::Allow), "{}", line);
+        prop_assert_ne!(perms.check("shell", &a), Some(Decision::Allow), "{}", line);
     }
 }

@@ -6,9 +6,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use tether_config::{
-    ConfigError, Evaluator, EvaluatorPolicy, GuardDecision, HookKind, Probability, load_str,
-};
+use tether_config::{ConfigError, Evaluator, EvaluatorPolicy, HookKind, Probability, load_str};
+use tether_protocol::Decision;
 use tether_protocol::HookEvent;
 
 const EVALUATORS: &str = "evaluators:
@@ -73,11 +72,11 @@ fn a_guarding_evaluator_hook_loads_with_its_evaluator_resolved() {
             evaluator: risk,
             policy: EvaluatorPolicy::Guard {
                 decisions: vec![
-                    ("safe".into(), GuardDecision::Allow),
-                    ("unsafe".into(), GuardDecision::Deny),
+                    ("safe".into(), Decision::Allow),
+                    ("unsafe".into(), Decision::Deny),
                 ],
                 min_probability: Probability(0.75),
-                fallback: GuardDecision::Ask,
+                fallback: Decision::Ask,
             },
         }
     );

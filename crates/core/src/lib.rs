@@ -19,6 +19,7 @@ mod error;
 mod guards;
 mod hook_bridge;
 mod interaction;
+mod ladder;
 mod loop_detector;
 mod mcp;
 mod mcp_host;
@@ -44,13 +45,13 @@ mod user_prompt;
 mod worktree;
 
 pub use agent::AgentRuntime;
-pub use approval::{Blocked, Decision, Verdict};
 pub use build::{ASYNC_HOOK_GRACE, RuntimeOptions, build_runtime};
 pub use compaction::Compaction;
 pub use error::SetupError;
 pub use interaction::{
     Confirmation, ConfirmationRequest, DenyAll, EventSink, Interaction, NullSink,
 };
+pub use ladder::{Blocked, Verdict};
 pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;
 pub use outcome::{RunOutcome, StopReason};

@@ -159,6 +159,14 @@ fn with_why(mut parameters: Value) -> Value {
     parameters
 }
 
+impl Toolbox {
+    /// Arguments every tool takes besides its own: `add_description_parameter`'s
+    /// `description`.
+    pub(crate) fn extra_arguments(&self) -> &'static [&'static str] {
+        if self.describe_calls { &[WHY] } else { &[] }
+    }
+}
+
 /// Whether `d`'s own schema has a `description` argument (then it is the tool's, not ours).
 pub(crate) fn owns_why(d: &ToolDefinition) -> bool {
     d.parameters

@@ -10,7 +10,7 @@ mod support;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use support::{Harness, Setup, inputs, logging_hook, yq};
-use tether_core::Decision;
+use tether_protocol::Decision;
 use tether_test_support::fake_llm::Turn;
 use tokio_util::sync::CancellationToken;
 

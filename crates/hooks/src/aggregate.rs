@@ -2,7 +2,7 @@
 //! order (docs/hooks.md, Exit codes and output; docs/design.md D2, D9, D10).
 
 use tether_config::OnError;
-use tether_protocol::{HookEvent, HookOutput, Lane, PermissionDecision, SpecificOutput};
+use tether_protocol::{Decision, HookEvent, HookOutput, Lane, SpecificOutput};
 
 use crate::output_parser;
 use crate::result::{HookResult, HookRun, Outcome};
@@ -62,8 +62,8 @@ fn output_verdict(o: &HookOutput) -> &'static str {
     }
     o.hook_specific_output
         .as_ref()
-        .and_then(|h| PermissionDecision::parse(&h.permission_decision))
-        .map_or("none", PermissionDecision::as_str)
+        .and_then(|h| Decision::parse(&h.permission_decision))
+        .map_or("none", Decision::as_str)
 }
 
 #[derive(Debug, Default)]
@@ -172,9 +172,9 @@ pub(crate) fn aggregate<'a>(
         }
         r.runs.push(run);
     }
-    if lane == Lane::Preempt && !r.allowed && r.decision != Some(PermissionDecision::Deny) {
+    if lane == Lane::Preempt && !r.allowed && r.decision != Some(Decision::Deny) {
         // docs/design.md D2: any failure or block on the preempt lane is a deny.
-        r.decision = Some(PermissionDecision::Deny);
+        r.decision = Some(Decision::Deny);
         r.decision_reason = acc.messages.join("\n");
     }
     r.message = acc.messages.join("\n");
@@ -213,7 +213,7 @@ fn apply_output(
         acc.system.push(out.system_message.clone());
     }
     if let Some(h) = &out.hook_specific_output {
-        let decision = PermissionDecision::parse(&h.permission_decision);
+        let decision = Decision::parse(&h.permission_decision);
         if tool_decisions
             && let Some(d) = decision
             && r.decision.is_none_or(|cur| d > cur)
@@ -226,14 +226,14 @@ fn apply_output(
             SpecificOutput::ToolDecision | SpecificOutput::PermissionAnswer
         ) {
             match decision {
-                Some(PermissionDecision::Deny) => {
+                Some(Decision::Deny) => {
                     r.allowed = false;
                     blocked_here = true;
                     if !h.permission_decision_reason.is_empty() {
                         acc.messages.push(h.permission_decision_reason.clone());
                     }
                 }
-                Some(PermissionDecision::Allow) => {
+                Some(Decision::Allow) => {
                     if reads == SpecificOutput::PermissionAnswer {
                         r.permission_allowed = true;
                     }
@@ -241,10 +241,10 @@ fn apply_output(
                         acc.contexts.push(h.permission_decision_reason.clone());
                     }
                 }
-                Some(PermissionDecision::Ask) | None => {}
+                Some(Decision::Ask) | None => {}
             }
         }
-        if decision == Some(PermissionDecision::Allow) {
+        if decision == Some(Decision::Allow) {
             r.explicit_allows += 1;
         }
         // tool_guard and the content guards ignore rewrites: tool_input_transform makes them.

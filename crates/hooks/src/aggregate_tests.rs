@@ -79,7 +79,7 @@ fn strongest_decision_wins_and_ties_keep_the_first_reason() {
             warn(exited(0, ask2, "")),
         ],
     );
-    assert_eq!(r.decision, Some(PermissionDecision::Ask));
+    assert_eq!(r.decision, Some(Decision::Ask));
     assert_eq!(r.decision_reason, "first ask");
     assert!(r.allowed);
     assert_eq!(r.additional_context, "a");
@@ -94,7 +94,7 @@ fn strongest_decision_wins_and_ties_keep_the_first_reason() {
             warn(exited(0, allow, "")),
         ],
     );
-    assert_eq!(r.decision, Some(PermissionDecision::Deny));
+    assert_eq!(r.decision, Some(Decision::Deny));
     assert_eq!(r.decision_reason, "no");
     assert!(!r.allowed);
     assert_eq!(r.message, "no");
@@ -325,7 +325,7 @@ fn preempt_lane_failures_and_blocks_are_denies() {
         exited(0, r#"{"continue":false}"#, ""),
     ] {
         let r = agg(HookEvent::PreToolUse, Lane::Preempt, vec![warn(o.clone())]);
-        assert_eq!(r.decision, Some(PermissionDecision::Deny), "{o:?}");
+        assert_eq!(r.decision, Some(Decision::Deny), "{o:?}");
         assert!(!r.decision_reason.is_empty());
     }
 }
@@ -423,7 +423,7 @@ fn combine_runs_both_lanes() {
         ))],
     );
     let r = HookResult::combine(pre, def);
-    assert_eq!(r.decision, Some(PermissionDecision::Ask));
+    assert_eq!(r.decision, Some(Decision::Ask));
     assert_eq!(r.updated_input, json!({"a": 1}).as_object().cloned());
     assert_eq!(r.metadata.get("k").map(String::as_str), Some("v"));
     assert_eq!(r.runs.len(), 2);

@@ -15,8 +15,8 @@
 //!   agent's `routing.default_agent`.
 
 use serde_json::{Value, json};
-use tether_config::{Diagnostic, Evaluator, EvaluatorPolicy, GuardDecision, HookKind, HookSpec};
-use tether_protocol::{HookInput, HookOutput, HookSpecificOutput};
+use tether_config::{Diagnostic, Evaluator, EvaluatorPolicy, HookKind, HookSpec};
+use tether_protocol::{Decision, HookInput, HookOutput, HookSpecificOutput};
 
 use crate::command_runner::duration_text;
 use crate::registry::{ModelRequest, ModelRunner, StructuredOutput};
@@ -250,10 +250,10 @@ pub(crate) fn parse_assessment(reply: &str, e: &Evaluator) -> Result<Assessment,
 /// The guard's decision and, when `fallback` decided, why.
 pub(crate) fn guard_decision(
     a: &Assessment,
-    decisions: &[(String, GuardDecision)],
+    decisions: &[(String, Decision)],
     min_probability: f64,
-    fallback: GuardDecision,
-) -> (GuardDecision, String) {
+    fallback: Decision,
+) -> (Decision, String) {
     if a.probability < min_probability {
         return (
             fallback,
@@ -281,7 +281,7 @@ pub(crate) fn route_for<'r>(
         .map(|(_, agent)| agent.as_str())
 }
 
-fn decision_output(event: &str, decision: GuardDecision, reason: String) -> HookOutput {
+fn decision_output(event: &str, decision: Decision, reason: String) -> HookOutput {
     HookOutput {
         hook_specific_output: Some(Box::new(HookSpecificOutput {
             hook_event_name: event.to_owned(),
@@ -489,25 +489,25 @@ mod tests {
 
     #[test]
     fn the_guard_maps_choices_and_falls_back_below_the_threshold_or_unmapped() {
-        let decisions = vec![("code".to_owned(), GuardDecision::Allow)];
+        let decisions = vec![("code".to_owned(), Decision::Allow)];
         let a = |choice: &str, probability| Assessment {
             choice: choice.into(),
             probability,
         };
         assert_eq!(
-            guard_decision(&a("code", 0.8), &decisions, 0.8, GuardDecision::Ask),
-            (GuardDecision::Allow, String::new())
+            guard_decision(&a("code", 0.8), &decisions, 0.8, Decision::Ask),
+            (Decision::Allow, String::new())
         );
         assert_eq!(
-            guard_decision(&a("code", 0.79), &decisions, 0.8, GuardDecision::Ask),
+            guard_decision(&a("code", 0.79), &decisions, 0.8, Decision::Ask),
             (
-                GuardDecision::Ask,
+                Decision::Ask,
                 " is below min_probability 0.8: fallback".to_owned()
             )
         );
         assert_eq!(
-            guard_decision(&a("docs", 1.0), &decisions, 0.8, GuardDecision::Deny),
-            (GuardDecision::Deny, " has no decision: fallback".to_owned())
+            guard_decision(&a("docs", 1.0), &decisions, 0.8, Decision::Deny),
+            (Decision::Deny, " has no decision: fallback".to_owned())
         );
     }
 

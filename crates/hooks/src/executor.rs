@@ -217,10 +217,7 @@ impl Executor {
             .await;
         if matches!(
             preempt.decision,
-            Some(
-                tether_protocol::PermissionDecision::Deny
-                    | tether_protocol::PermissionDecision::Ask
-            )
+            Some(tether_protocol::Decision::Deny | tether_protocol::Decision::Ask)
         ) {
             return preempt;
         }

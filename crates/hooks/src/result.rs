@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 use tether_config::HookSource;
-use tether_protocol::{HookEvent, HookOutput, Lane, Message, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookOutput, Lane, Message};
 
 /// How one hook run ended (the `status` of `tether hooks fire`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -132,7 +132,7 @@ pub struct HookResult {
     /// `false` when a hook blocked, denied or failed closed. Its effect depends on the event.
     pub allowed: bool,
     /// Strongest `permission_decision` (pre_tool_use); `Deny` also for preempt-lane failures.
-    pub decision: Option<PermissionDecision>,
+    pub decision: Option<Decision>,
     pub decision_reason: String,
     /// A permission_request hook answered `allow`.
     pub permission_allowed: bool,

@@ -12,7 +12,7 @@ use tempfile::TempDir;
 use tether_config::load_str;
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookResult, Registry};
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 /// A PreToolUse guard the way Claude Code's documentation writes one.
@@ -76,7 +76,7 @@ async fn a_claude_code_guard_blocks_in_its_dialect_and_misses_everything_without
         (r.allowed, r.decision, r.decision_reason.as_str()),
         (
             false,
-            Some(PermissionDecision::Deny),
+            Some(Decision::Deny),
             "Destructive command blocked: rm -rf /tmp/x"
         )
     );
@@ -104,7 +104,7 @@ async fn a_claude_rewrite_reaches_the_tool_in_our_spelling() {
         ),
     );
     let r = pre_tool_use(&exec, shell_call("make deploy")).await;
-    assert_eq!(r.decision, Some(PermissionDecision::Allow));
+    assert_eq!(r.decision, Some(Decision::Allow));
     assert_eq!(
         r.updated_input.map(Value::Object),
         Some(json!({"cmd": "make deploy --dry-run"}))

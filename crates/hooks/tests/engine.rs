@@ -12,7 +12,7 @@ use tempfile::TempDir;
 use tether_config::{HooksConfig, load_str};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookResult, Registry, RunStatus};
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 fn fixture() -> String {
@@ -199,7 +199,7 @@ async fn decisions_and_merged_input_from_real_processes() {
     let input = tool_input("shell", json!({"cmd": "ls", "timeout": 30}));
     let original = input.tool_input.clone();
     let r = fire(&exec, HookEvent::PreToolUse, input).await;
-    assert_eq!(r.decision, Some(PermissionDecision::Ask));
+    assert_eq!(r.decision, Some(Decision::Ask));
     assert_eq!(r.decision_reason, "check");
     assert_eq!(
         r.apply_updated_input(original.as_ref()),
@@ -228,7 +228,7 @@ async fn deny_beats_ask_beats_allow() {
     );
     let exec = executor(&yaml, dir.path());
     let r = fire(&exec, HookEvent::PreToolUse, tool_input("shell", json!({}))).await;
-    assert_eq!(r.decision, Some(PermissionDecision::Deny));
+    assert_eq!(r.decision, Some(Decision::Deny));
     assert_eq!(r.decision_reason, "deny reason");
     assert!(!r.allowed);
     assert_eq!(r.message, "deny reason");
@@ -492,7 +492,7 @@ async fn preempt_lane_runs_first_and_its_ask_skips_the_default_lane() {
     let r = exec
         .dispatch_pre_tool_use(tool_input("shell", json!({})), &CancellationToken::new())
         .await;
-    assert_eq!(r.decision, Some(PermissionDecision::Ask));
+    assert_eq!(r.decision, Some(Decision::Ask));
     assert_eq!(
         r.metadata.get("blast_radius").map(String::as_str),
         Some("high")
@@ -509,7 +509,7 @@ async fn preempt_lane_crash_is_a_deny() {
     let r = exec
         .dispatch_pre_tool_use(tool_input("shell", json!({})), &CancellationToken::new())
         .await;
-    assert_eq!(r.decision, Some(PermissionDecision::Deny));
+    assert_eq!(r.decision, Some(Decision::Deny));
     assert!(!r.allowed);
 }
 

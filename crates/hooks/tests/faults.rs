@@ -20,7 +20,7 @@ use tether_exec::{Shell, ShellKind};
 use tether_hooks::{
     Executor, ExecutorOptions, HookResult, OUTPUT_CAP, Outcome, Registry, RunStatus,
 };
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookInput, Lane};
 use tether_test_support::resources::{self, FdChanges, Usage};
 use tokio_util::sync::CancellationToken;
 
@@ -234,7 +234,7 @@ async fn invalid_utf8_and_binary_output_are_read_lossily_and_keep_their_meaning(
     let r = fire(&exec, HookEvent::PreToolUse, shell_call()).await;
     assert_eq!(
         (r.allowed, r.decision, r.decision_reason.as_str()),
-        (false, Some(PermissionDecision::Deny), "bad \u{FFFD} byte")
+        (false, Some(Decision::Deny), "bad \u{FFFD} byte")
     );
 
     // Exit 2 with binary stderr: the block message is the lossy text.
@@ -397,7 +397,7 @@ async fn a_hundred_hooks_on_one_event_all_run_and_report_in_config_order() {
             r.decision_reason.as_str(),
             r.runs.len()
         ),
-        (false, Some(PermissionDecision::Deny), "g57", 100)
+        (false, Some(Decision::Deny), "g57", 100)
     );
     assert!(r.runs.iter().all(|run| run.exit_code == Some(0)));
     base.check(32);

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use tether_config::{ConfigError, HooksConfig, load_str};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookResult, RunStatus};
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Default)]
@@ -130,9 +130,9 @@ async fn a_2xx_json_body_is_the_hooks_answer() {
         ),
         (
             true,
-            Some(PermissionDecision::Allow),
+            Some(Decision::Allow),
             false,
-            Some(PermissionDecision::Deny),
+            Some(Decision::Deny),
             "not on the allow list"
         )
     );

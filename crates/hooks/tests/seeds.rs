@@ -14,7 +14,7 @@ use tempfile::TempDir;
 use tether_config::{CliHooks, InjectOptions, effective_hooks, load_str};
 use tether_exec::Shell;
 use tether_hooks::{Executor, ExecutorOptions, HookResult, RunStatus, default_registry};
-use tether_protocol::{HookEvent, HookInput, Lane, PermissionDecision};
+use tether_protocol::{Decision, HookEvent, HookInput, Lane};
 use tokio_util::sync::CancellationToken;
 
 fn repo() -> PathBuf {
@@ -241,7 +241,7 @@ async fn seed_004_pre_tool_use_allows_denies_and_rewrites() {
     for cmd in ["rm -rf /tmp/test", "sudo apt update"] {
         let r = fire(&exec, HookEvent::PreToolUse, shell_call(cmd)).await;
         assert!(!r.allowed, "{cmd}");
-        assert_eq!(r.decision, Some(PermissionDecision::Deny));
+        assert_eq!(r.decision, Some(Decision::Deny));
         assert_eq!(
             r.message,
             "🚫 HOOK BLOCKED: dangerous command pattern detected. rm -rf, sudo, mkfs, dd are not allowed."
@@ -252,7 +252,7 @@ async fn seed_004_pre_tool_use_allows_denies_and_rewrites() {
     let original = input.tool_input.clone();
     let r = fire(&exec, HookEvent::PreToolUse, input).await;
     assert!(r.allowed);
-    assert_eq!(r.decision, Some(PermissionDecision::Allow));
+    assert_eq!(r.decision, Some(Decision::Allow));
     assert_eq!(
         r.apply_updated_input(original.as_ref()),
         json!({"cmd": "ls -h"}).as_object().cloned()

@@ -13,5 +13,5 @@ pub mod runtime_event;
 pub use chat::{ContentPart, FunctionCall, Message, Role, ToolCall, Usage};
 pub use event::{ContextLifetime, HookEvent, Lane, SpecificOutput};
 pub use input::{AgentModelRef, HookInput};
-pub use output::{HookOutput, HookSpecificOutput, PermissionDecision, Transition};
+pub use output::{Decision, HookOutput, HookSpecificOutput, Transition};
 pub use runtime_event::RuntimeEvent;

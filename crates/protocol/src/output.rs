@@ -107,13 +107,13 @@ impl HookOutput {
 /// A tool-call verdict. Ordered by strength: `Deny` > `Ask` > `Allow`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum PermissionDecision {
+pub enum Decision {
     Allow,
     Ask,
     Deny,
 }
 
-impl PermissionDecision {
+impl Decision {
     /// Parses the exact values `allow`, `ask`, `deny`; anything else has no effect.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
@@ -139,13 +139,10 @@ mod tests {
 
     #[test]
     fn decisions_are_ordered_by_strength() {
-        assert!(PermissionDecision::Deny > PermissionDecision::Ask);
-        assert!(PermissionDecision::Ask > PermissionDecision::Allow);
-        assert_eq!(PermissionDecision::parse("approve"), None);
-        assert_eq!(
-            PermissionDecision::parse("deny"),
-            Some(PermissionDecision::Deny)
-        );
+        assert!(Decision::Deny > Decision::Ask);
+        assert!(Decision::Ask > Decision::Allow);
+        assert_eq!(Decision::parse("approve"), None);
+        assert_eq!(Decision::parse("deny"), Some(Decision::Deny));
     }
 
     #[test]

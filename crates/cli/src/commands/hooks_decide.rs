@@ -4,8 +4,9 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tether_core::{Blocked, Decision, Session};
+use tether_core::{Blocked, Session};
 use tether_hooks::duration_ms;
+use tether_protocol::Decision;
 use tokio_util::sync::CancellationToken;
 
 use crate::args::DecideArgs;
@@ -119,11 +120,39 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
     Ok(status::OK)
 }
 
+/// What happened to a stored call, or what would happen to it now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Decided(Decision),
+    Canceled,
+    /// The tool is not there (any more).
+    Unavailable,
+    /// No result was stored.
+    Unknown,
+}
+
+impl Outcome {
+    const fn as_str(self) -> &'static str {
+        match self {
+            Self::Decided(d) => d.as_str(),
+            Self::Canceled => "canceled",
+            Self::Unavailable => "unavailable",
+            Self::Unknown => "unknown",
+        }
+    }
+}
+
+impl Serialize for Outcome {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// What a stored result says happened to its call (the runtime's texts for calls that did
 /// not run; anything else ran).
-fn what_happened(result: Option<&tether_protocol::Message>) -> &'static str {
+fn what_happened(result: Option<&tether_protocol::Message>) -> Outcome {
     let Some(m) = result else {
-        return "unknown";
+        return Outcome::Unknown;
     };
     let text = m.text();
     let denied = [
@@ -135,16 +164,16 @@ fn what_happened(result: Option<&tether_protocol::Message>) -> &'static str {
         || (text.starts_with("Tool '")
             && text.ends_with("' is denied by permissions configuration."))
     {
-        "deny"
+        Outcome::Decided(Decision::Deny)
     } else if text.starts_with("The user rejected the tool call.") {
         // Asked, and refused by the user.
-        "ask"
+        Outcome::Decided(Decision::Ask)
     } else if text.starts_with("The tool call was canceled") {
-        "canceled"
+        Outcome::Canceled
     } else if text.starts_with("Tool '") && text.contains("' is not available.") {
-        "unavailable"
+        Outcome::Unavailable
     } else {
-        "allow"
+        Outcome::Decided(Decision::Allow)
     }
 }
 
@@ -153,8 +182,8 @@ struct Replayed {
     call_id: String,
     tool: String,
     arguments: Value,
-    was: &'static str,
-    now: &'static str,
+    was: Outcome,
+    now: Outcome,
     source: &'static str,
     reason: String,
     changed: bool,
@@ -205,15 +234,8 @@ pub(crate) async fn replay(args: crate::args::ReplayArgs) -> anyhow::Result<u8> 
                 .decide(&probe, &call.function.name, &arguments, &cancel)
                 .await
             {
-                Ok(v) => {
-                    let now = match v.decision {
-                        Decision::Allow => "allow",
-                        Decision::Ask => "ask",
-                        Decision::Deny => "deny",
-                    };
-                    (now, v.source, v.reason)
-                }
-                Err(why) => ("unavailable", "unknown_tool", why),
+                Ok(v) => (Outcome::Decided(v.decision), v.source, v.reason),
+                Err(why) => (Outcome::Unavailable, "unknown_tool", why),
             };
             rows.push(Replayed {
                 call_id: call.id.clone(),
@@ -223,7 +245,7 @@ pub(crate) async fn replay(args: crate::args::ReplayArgs) -> anyhow::Result<u8> 
                 now,
                 source,
                 reason,
-                changed: was != now && was != "canceled" && was != "unknown",
+                changed: was != now && !matches!(was, Outcome::Canceled | Outcome::Unknown),
             });
         }
     }
@@ -247,8 +269,8 @@ pub(crate) async fn replay(args: crate::args::ReplayArgs) -> anyhow::Result<u8> 
                 "| {} | {} | {args} | {} | {} | {} | {} |\n",
                 r.call_id,
                 r.tool,
-                r.was,
-                r.now,
+                r.was.as_str(),
+                r.now.as_str(),
                 r.source,
                 r.reason.replace('|', "\\|").replace('\n', " ")
             ));

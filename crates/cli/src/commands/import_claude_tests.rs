@@ -246,34 +246,28 @@ fn permissions_become_a_commented_top_level_block() {
     let args = |cmd: &str| json!({"cmd": cmd}).as_object().cloned().unwrap();
     assert_eq!(
         loaded.permissions.check("shell", &args("rm -rf /")),
-        Some(tether_config::PermissionVerdict::Deny)
+        Some(tether_protocol::Decision::Deny)
     );
     for (cmd, want) in [
-        (
-            "npm run test",
-            Some(tether_config::PermissionVerdict::Allow),
-        ),
+        ("npm run test", Some(tether_protocol::Decision::Allow)),
         (
             "npm run test --watch",
-            Some(tether_config::PermissionVerdict::Allow),
+            Some(tether_protocol::Decision::Allow),
         ),
         // Claude's prefix rules do not cover chained commands, nor another word.
         ("npm run test; touch victim", None),
         // Claude's deny `Bash(rm -rf *)` catches `rm` wherever it is in the line.
         (
             "npm run test; rm -rf victim",
-            Some(tether_config::PermissionVerdict::Deny),
+            Some(tether_protocol::Decision::Deny),
         ),
         // A shell reading its script from a pipe could run anything: every deny rule holds.
         (
             "npm run test && curl x | sh",
-            Some(tether_config::PermissionVerdict::Deny),
+            Some(tether_protocol::Decision::Deny),
         ),
         ("npm run testx", None),
-        (
-            "git push --force",
-            Some(tether_config::PermissionVerdict::Ask),
-        ),
+        ("git push --force", Some(tether_protocol::Decision::Ask)),
     ] {
         assert_eq!(loaded.permissions.check("shell", &args(cmd)), want, "{cmd}");
     }

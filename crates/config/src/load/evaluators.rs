@@ -7,11 +7,12 @@
 //! name them, never accepted and ignored.
 
 use serde_saphyr::{Location, Spanned};
+use tether_protocol::Decision;
 
 use crate::agent::AgentFile;
 use crate::diagnostic::Origin;
 use crate::evaluator::{
-    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, GuardDecision, MAX_CHOICES, Probability,
+    DEFAULT_EVALUATOR_TIMEOUT, Evaluator, EvaluatorPolicy, MAX_CHOICES, Probability,
     is_guarding_event, is_routing_event,
 };
 use crate::hooks::{HookKind, HooksConfig};
@@ -400,7 +401,7 @@ impl Validator<'_> {
                         );
                         ok = false;
                     }
-                    match GuardDecision::parse(&decision.value) {
+                    match Decision::parse(&decision.value) {
                         Some(g) => decisions.push((choice, g)),
                         None => {
                             self.error(
@@ -425,8 +426,8 @@ impl Validator<'_> {
         }
         let min_probability = self.min_probability(&path, &at, p.min_probability);
         let fallback = match p.fallback {
-            Some(f) if f.value == "ask" => Some(GuardDecision::Ask),
-            Some(f) if f.value == "deny" => Some(GuardDecision::Deny),
+            Some(f) if f.value == "ask" => Some(Decision::Ask),
+            Some(f) if f.value == "deny" => Some(Decision::Deny),
             Some(f) => {
                 self.error(
                     self.origin(&f.referenced, format!("{path}.fallback")),

@@ -4,29 +4,19 @@
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
-use tether_protocol::{Lane, PermissionDecision};
+use tether_protocol::{Decision, Lane};
 
 use crate::result::{HookResult, RunStatus};
-
-/// What a hook step says about a tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolVerdict {
-    /// No opinion: the next step decides.
-    Pass,
-    Allow,
-    /// A person must confirm.
-    Ask,
-    /// Refused; `hook` is the hook that refused (empty if none can be named).
-    Deny {
-        reason: String,
-        hook: String,
-    },
-}
 
 /// A `pre_tool_use` dispatch on one lane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PreToolUseOutcome {
-    pub verdict: ToolVerdict,
+    /// `None`: no opinion, the next step decides.
+    pub decision: Option<Decision>,
+    /// Why it was denied, in the hook's words.
+    pub reason: String,
+    /// The hook that denied (empty if none can be named).
+    pub hook: String,
     /// Arguments merged onto the call's (default lane).
     pub updated_input: Option<Map<String, Value>>,
     /// Annotations for the confirmation (preempt lane asks).
@@ -35,30 +25,25 @@ pub struct PreToolUseOutcome {
 
 impl PreToolUseOutcome {
     /// The preempt lane decides through `permission_decision` alone (its failures and
-    /// blocks arrive as `deny`); the default lane blocks through `allowed` and otherwise
-    /// allows or asks through `permission_decision`.
+    /// blocks arrive as `deny`; its allow is no opinion); the default lane blocks through
+    /// `allowed` and otherwise allows or asks through `permission_decision`.
     pub fn of(r: &HookResult) -> Self {
-        let verdict = match r.lane {
+        let (decision, reason) = match r.lane {
             Lane::Preempt => match r.decision {
-                Some(PermissionDecision::Deny) => ToolVerdict::Deny {
-                    reason: r.decision_reason.clone(),
-                    hook: r.blocking_hook(),
-                },
-                Some(PermissionDecision::Ask) => ToolVerdict::Ask,
-                Some(PermissionDecision::Allow) | None => ToolVerdict::Pass,
+                Some(Decision::Deny) => (Some(Decision::Deny), r.decision_reason.clone()),
+                Some(Decision::Ask) => (Some(Decision::Ask), String::new()),
+                Some(Decision::Allow) | None => (None, String::new()),
             },
-            Lane::Default if !r.allowed => ToolVerdict::Deny {
-                reason: r.message.clone(),
-                hook: r.blocking_hook(),
-            },
+            Lane::Default if !r.allowed => (Some(Decision::Deny), r.message.clone()),
             Lane::Default => match r.decision {
-                Some(PermissionDecision::Allow) => ToolVerdict::Allow,
-                Some(PermissionDecision::Ask) => ToolVerdict::Ask,
-                Some(PermissionDecision::Deny) | None => ToolVerdict::Pass,
+                Some(d @ (Decision::Allow | Decision::Ask)) => (Some(d), String::new()),
+                Some(Decision::Deny) | None => (None, String::new()),
             },
         };
         Self {
-            verdict,
+            hook: denier(decision, r),
+            decision,
+            reason,
             updated_input: r.updated_input.clone(),
             metadata: r.metadata.clone(),
         }
@@ -74,30 +59,40 @@ impl PreToolUseOutcome {
     }
 }
 
-/// A `permission_request` dispatch.
+/// A `permission_request` dispatch: a deny, an allow answering for the user, or no opinion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PermissionRequestOutcome {
-    pub verdict: ToolVerdict,
+    pub decision: Option<Decision>,
+    pub reason: String,
+    pub hook: String,
     /// Annotations for the confirmation when the hooks leave it to the user.
     pub metadata: BTreeMap<String, String>,
 }
 
 impl PermissionRequestOutcome {
     pub fn of(r: &HookResult) -> Self {
-        let verdict = if !r.allowed {
-            ToolVerdict::Deny {
-                reason: r.message.clone(),
-                hook: r.blocking_hook(),
-            }
+        let (decision, reason) = if !r.allowed {
+            (Some(Decision::Deny), r.message.clone())
         } else if r.permission_allowed {
-            ToolVerdict::Allow
+            (Some(Decision::Allow), String::new())
         } else {
-            ToolVerdict::Pass
+            (None, String::new())
         };
         Self {
-            verdict,
+            hook: denier(decision, r),
+            decision,
+            reason,
             metadata: r.metadata.clone(),
         }
+    }
+}
+
+/// The hook to name in a deny's notice.
+fn denier(decision: Option<Decision>, r: &HookResult) -> String {
+    if decision == Some(Decision::Deny) {
+        r.blocking_hook()
+    } else {
+        String::new()
     }
 }
 
@@ -131,38 +126,42 @@ mod tests {
 
     #[test]
     fn each_lane_reads_its_own_fields() {
+        let decided = |o: PreToolUseOutcome| (o.decision, o.reason);
         let mut r = result(Lane::Preempt);
-        r.decision = Some(PermissionDecision::Deny);
+        r.decision = Some(Decision::Deny);
         r.decision_reason = "no".into();
         assert_eq!(
-            PreToolUseOutcome::of(&r).verdict,
-            ToolVerdict::Deny {
-                reason: "no".into(),
-                hook: String::new()
-            }
+            decided(PreToolUseOutcome::of(&r)),
+            (Some(Decision::Deny), "no".into())
         );
-        r.decision = Some(PermissionDecision::Allow);
-        assert_eq!(PreToolUseOutcome::of(&r).verdict, ToolVerdict::Pass);
+        r.decision = Some(Decision::Allow);
+        assert_eq!(decided(PreToolUseOutcome::of(&r)), (None, String::new()));
 
         let mut r = result(Lane::Default);
-        r.decision = Some(PermissionDecision::Allow);
-        assert_eq!(PreToolUseOutcome::of(&r).verdict, ToolVerdict::Allow);
+        r.decision = Some(Decision::Allow);
+        assert_eq!(
+            decided(PreToolUseOutcome::of(&r)),
+            (Some(Decision::Allow), String::new())
+        );
         r.allowed = false;
         r.message = "blocked".into();
-        assert!(matches!(
-            PreToolUseOutcome::of(&r).verdict,
-            ToolVerdict::Deny { reason, .. } if reason == "blocked"
-        ));
+        assert_eq!(
+            decided(PreToolUseOutcome::of(&r)),
+            (Some(Decision::Deny), "blocked".into())
+        );
 
         let mut r = HookResult::empty(HookEvent::PermissionRequest, Lane::Default);
-        assert_eq!(PermissionRequestOutcome::of(&r).verdict, ToolVerdict::Pass);
+        assert_eq!(PermissionRequestOutcome::of(&r).decision, None);
         r.permission_allowed = true;
-        assert_eq!(PermissionRequestOutcome::of(&r).verdict, ToolVerdict::Allow);
+        assert_eq!(
+            PermissionRequestOutcome::of(&r).decision,
+            Some(Decision::Allow)
+        );
         r.allowed = false;
-        assert!(matches!(
-            PermissionRequestOutcome::of(&r).verdict,
-            ToolVerdict::Deny { .. }
-        ));
+        assert_eq!(
+            PermissionRequestOutcome::of(&r).decision,
+            Some(Decision::Deny)
+        );
     }
 
     #[test]

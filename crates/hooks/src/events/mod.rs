@@ -4,7 +4,7 @@
 mod approval;
 mod flow;
 
-pub use approval::{PermissionRequestOutcome, PreToolUseOutcome, ToolVerdict};
+pub use approval::{PermissionRequestOutcome, PreToolUseOutcome};
 pub use flow::{
     BeforeCompactionOutcome, BeforeLlmCallOutcome, Flow, PostToolUseOutcome, StopOutcome,
     SubmitOutcome, TransformOutcome,
