@@ -230,10 +230,12 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
             "/help" => console.note(&help_text(&runtime, &session)),
             "/hooks" => console.note(&hooks_listing(&runtime, &session)),
             "/sessions" => console.note(&sessions_listing(&args)),
-            "/followup" if !rest.trim().is_empty() => match runtime.follow_up(rest.trim()) {
-                Ok(()) => console.note("follow-up queued"),
-                Err(e) => console.note(&e.to_string()),
-            },
+            "/followup" if !rest.trim().is_empty() => {
+                match session.inbox().follow_up(rest.trim()) {
+                    Ok(()) => console.note("follow-up queued"),
+                    Err(e) => console.note(&e.to_string()),
+                }
+            }
             "/snapshots" => console.note(&snapshot_listing(&snapshots, &session.id)),
             "/undo" => match snapshots.undo(&session.id).await {
                 Ok(report) => console.note(&undo_text(&report)),
@@ -374,6 +376,7 @@ async fn run_turn(
     console: &Console,
 ) -> bool {
     let token = CancellationToken::new();
+    let inbox = session.inbox();
     let run = runtime.run(session, Some(prompt), &token);
     tokio::pin!(run);
     let mut eof = false;
@@ -385,13 +388,13 @@ async fn run_turn(
                     let Some(t) = asker.answer(t) else { continue };
                     let t = t.trim();
                     if let Some(rest) = t.strip_prefix("/followup ") {
-                        let r = runtime.follow_up(rest.trim());
+                        let r = inbox.follow_up(rest.trim());
                         console.note(&r.map_or_else(|e| e.to_string(), |()| "follow-up queued".to_owned()));
                     } else if t == "/exit" || t == "/quit" {
                         token.cancel();
                         eof = true;
                     } else if !t.is_empty() {
-                        let r = runtime.steer(t);
+                        let r = inbox.steer(t);
                         console.note(&r.map_or_else(|e| e.to_string(), |()| "(steering the agent)".to_owned()));
                     }
                 }

@@ -31,8 +31,14 @@ impl Runtime {
     ) -> ToolResult {
         match name {
             RUN => self.start_background(agent, session, args),
-            WAIT => self.background.wait(&session.id, args, cancel).await,
-            _ => self.background.answer(&session.id, name, args),
+            WAIT => {
+                session
+                    .household
+                    .tasks
+                    .wait(&session.id, args, cancel)
+                    .await
+            }
+            _ => session.household.tasks.answer(&session.id, name, args),
         }
     }
 
@@ -58,16 +64,14 @@ impl Runtime {
         let Some(caller) = self.agent(&caller.name).cloned() else {
             return ToolResult::error(format!("no agent `{}` in this runtime", caller.name));
         };
-        let task = match self.background.start(target, &parent.id) {
+        let task = match parent.household.tasks.start(target, &parent.id) {
             Ok(task) => task,
             Err(e) => return ToolResult::error(e),
         };
-        let mut child = Session::new(self.new_session_id(), target);
-        child.parent_id = Some(parent.id.clone());
+        let mut child = parent.child(self.new_session_id(), target);
         child.instruction = Some(task_instruction(task_text, text(args, "expected_output")));
         child.tools_approved = parent.tools_approved;
         child.background = true;
-        child.agent_file.clone_from(&parent.agent_file);
         self.background.bind(&child.id, &task);
         let runtime = self.clone();
         let handle = tokio::spawn({
@@ -110,8 +114,8 @@ impl Runtime {
         task.finish(outcome.reason, answer);
     }
 
-    /// Stops the tasks `session_id` started and waits for them to wind down.
-    pub(crate) async fn stop_background(&self, session_id: &str) {
-        futures::future::join_all(self.background.stop_all(session_id)).await;
+    /// Stops the tasks `session` started and waits for them to wind down.
+    pub(crate) async fn stop_background(&self, session: &Session) {
+        futures::future::join_all(session.household.tasks.stop_all(&session.id)).await;
     }
 }

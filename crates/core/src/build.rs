@@ -21,14 +21,13 @@ use crate::interaction::{Interaction, Sink};
 use crate::mcp_host::{HookCaller, Host, Notified};
 use crate::model_picker::{ModelPickerTool, Picked};
 use crate::models::{build_model, tool_model};
-use crate::queues::Queues;
 use crate::response_cache::ResponseCache;
 use crate::runtime::{Runtime, Shared};
 use crate::runtime_tools::{
     BACKGROUND_INSTRUCTION, background_definitions, handoff_definition, transfer_task_definition,
 };
 use crate::store::SessionStore;
-use crate::tasks::Tasks;
+use crate::tasks::TaskRouter;
 use crate::toolbox::{self, Slot, Source, Toolbox};
 use crate::user_prompt::{USER_PROMPT_INSTRUCTION, UserPromptTool};
 
@@ -187,7 +186,6 @@ pub fn build_runtime(
         yolo: opts.yolo,
         non_interactive: opts.non_interactive,
         store: opts.store,
-        queues: Queues::default(),
         async_hook_grace: opts.async_hook_grace,
         script_limits: tether_codemode::Limits {
             time: opts.script_time_limit,
@@ -195,7 +193,7 @@ pub fn build_runtime(
         },
         mcp_notified: Notified::default(),
         warnings,
-        background: Tasks::default(),
+        background: TaskRouter::default(),
         budgets,
     }))
 }

@@ -135,11 +135,9 @@ impl Runtime {
         };
         self.agent_switch(caller, &parent.id, caller, target, "transfer_task")
             .await;
-        let mut child = Session::new(self.new_session_id(), target);
-        child.parent_id = Some(parent.id.clone());
+        let mut child = parent.child(self.new_session_id(), target);
         child.instruction = Some(task_instruction(task, expected_output));
         child.tools_approved = parent.tools_approved;
-        child.agent_file.clone_from(&parent.agent_file);
         child.background = parent.background;
         if parent.background {
             self.background.adopt(&parent.id, &child.id);

@@ -18,6 +18,7 @@ mod delegation;
 mod error;
 mod guards;
 mod hook_bridge;
+mod household;
 mod interaction;
 mod ladder;
 mod loop_detector;
@@ -48,6 +49,7 @@ pub use agent::AgentRuntime;
 pub use build::{ASYNC_HOOK_GRACE, RuntimeOptions, build_runtime};
 pub use compaction::Compaction;
 pub use error::SetupError;
+pub use household::Inbox;
 pub use interaction::{
     Confirmation, ConfirmationRequest, DenyAll, EventSink, Interaction, NullSink,
 };

@@ -54,7 +54,7 @@ impl Runtime {
     /// hook's timeout.
     pub async fn end_session(&self, session: &Session, reason: &str) {
         // Its background tasks end first, their own session_end hooks included.
-        self.stop_background(&session.id).await;
+        self.stop_background(session).await;
         if let Ok(agent) = self.current(session) {
             let mut input = self.input(&agent, &session.id);
             reason.clone_into(&mut input.reason);
@@ -321,7 +321,10 @@ impl Runtime {
             if cancel.is_cancelled() {
                 return stop(StopReason::Cancelled);
             }
-            if let Some(message) = self.budgets.exceeded(&agent.budget_pots) {
+            if let Some(message) = self
+                .budgets
+                .exceeded(&session.household.spending, &agent.budget_pots)
+            {
                 self.say(&agent, session, &message);
                 return stop(
                     self.fail(&agent, &session.id, "budget_exceeded", message)
@@ -347,8 +350,11 @@ impl Runtime {
             );
             let started = std::time::Instant::now();
             let (turn_end, next) = self.turn(&agent, session, &mut state, cancel).await;
-            self.budgets
-                .charge_time(&agent.budget_pots, started.elapsed());
+            self.budgets.charge_time(
+                &session.household.spending,
+                &agent.budget_pots,
+                started.elapsed(),
+            );
             let mut input = self.input(&agent, &session.id);
             turn_end.clone_into(&mut input.reason);
             self.fire(
@@ -474,7 +480,7 @@ impl Runtime {
         if session.background {
             return Ok(false);
         }
-        let drained = self.queues.drain_steering();
+        let drained = session.household.queues.drain_steering();
         if drained.is_empty() {
             return Ok(false);
         }
@@ -507,7 +513,7 @@ impl Runtime {
         if session.background {
             return Ok(false);
         }
-        let Some(text) = self.queues.next_followup() else {
+        let Some(text) = session.household.queues.next_followup() else {
             return Ok(false);
         };
         self.record_user(session, &text);

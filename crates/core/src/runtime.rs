@@ -15,9 +15,8 @@ use crate::agent::AgentRuntime;
 use crate::budget::Budgets;
 use crate::interaction::{Interaction, Sink};
 use crate::mcp_host::Notified;
-use crate::queues::{QueueError, Queues};
 use crate::store::SessionStore;
-use crate::tasks::Tasks;
+use crate::tasks::TaskRouter;
 
 /// A new, time-ordered session id.
 pub fn new_session_id() -> String {
@@ -54,7 +53,6 @@ pub struct Shared {
     pub(crate) yolo: bool,
     pub(crate) non_interactive: bool,
     pub(crate) store: Option<Arc<dyn SessionStore>>,
-    pub(crate) queues: Queues,
     pub(crate) async_hook_grace: std::time::Duration,
     /// A code-mode script's limits.
     pub(crate) script_limits: tether_codemode::Limits,
@@ -63,7 +61,7 @@ pub struct Shared {
     /// What setup skipped (malformed skills), for the user to see.
     pub(crate) warnings: Vec<String>,
     /// `background_agents` tasks.
-    pub(crate) background: Tasks,
+    pub(crate) background: TaskRouter,
     pub(crate) budgets: Budgets,
 }
 
@@ -84,16 +82,6 @@ impl Runtime {
     /// A new, time-ordered session id.
     pub fn new_session_id(&self) -> String {
         new_session_id()
-    }
-
-    /// Queues a steering message for the running turn (drained at the next drain point).
-    pub fn steer(&self, text: impl Into<String>) -> Result<(), QueueError> {
-        self.queues.steer(text.into())
-    }
-
-    /// Queues a follow-up, taken at the end of a turn.
-    pub fn follow_up(&self, text: impl Into<String>) -> Result<(), QueueError> {
-        self.queues.follow_up(text.into())
     }
 
     pub(crate) fn emit(&self, session_id: &str, event: RuntimeEvent) {

@@ -1,7 +1,11 @@
 //! A conversation: its history and what survives from one submission to the next.
 
+use std::sync::Arc;
+
 use tether_config::PermissionPattern;
 use tether_protocol::{Message, Role};
+
+use crate::household::{Household, Inbox};
 
 /// One session. Persisted fields are marked; the rest lives only in memory.
 #[derive(Debug, Clone)]
@@ -43,6 +47,9 @@ pub struct Session {
     /// A `background_agents` task: it runs beside its caller, takes no steering or
     /// follow-ups, and asks nobody.
     pub background: bool,
+    /// Budgets spent, background tasks and queued messages, shared with the sessions this one
+    /// starts.
+    pub(crate) household: Arc<Household>,
 }
 
 impl Session {
@@ -65,7 +72,23 @@ impl Session {
             spool_files: Vec::new(),
             agent_file: None,
             background: false,
+            household: Arc::default(),
         }
+    }
+
+    /// A session this one starts (a sub-agent's, a background task's): it spends from the
+    /// same budgets and shares the background tasks and the queues.
+    pub(crate) fn child(&self, id: impl Into<String>, agent: impl Into<String>) -> Self {
+        let mut child = Self::new(id, agent);
+        child.parent_id = Some(self.id.clone());
+        child.household = Arc::clone(&self.household);
+        child.agent_file.clone_from(&self.agent_file);
+        child
+    }
+
+    /// Where messages typed while this session runs go.
+    pub fn inbox(&self) -> Inbox {
+        Inbox(Arc::clone(&self.household))
     }
 
     /// Text of the latest user message.

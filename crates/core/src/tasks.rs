@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::outcome::StopReason;
 use crate::runtime_tools::{LIST, STOP};
 
-/// Running tasks at once, per runtime.
+/// Running tasks at once, per session.
 const MAX_RUNNING: usize = 20;
 /// Tasks kept (running and finished); finished ones are dropped first.
 const MAX_TOTAL: usize = 100;
@@ -129,18 +129,24 @@ impl Task {
     }
 }
 
-/// The runtime's background tasks.
+/// Which sessions run for a background task, so that their events feed its output instead
+/// of the screen. The runtime's: one router for every session it serves.
 #[derive(Debug, Default)]
-pub(crate) struct Tasks {
-    next: AtomicU64,
-    tasks: Mutex<Vec<Arc<Task>>>,
+pub(crate) struct TaskRouter {
     /// Session id → its task: the task's own session and those it transferred to.
     sessions: RwLock<HashMap<String, Arc<Task>>>,
     /// `sessions.len()`, read without the lock on every event.
     live: AtomicUsize,
 }
 
-impl Tasks {
+/// A session's background tasks, shared with the sessions it starts.
+#[derive(Debug, Default)]
+pub(crate) struct Tasks {
+    next: AtomicU64,
+    tasks: Mutex<Vec<Arc<Task>>>,
+}
+
+impl TaskRouter {
     fn of_session(&self, session_id: &str) -> Option<Arc<Task>> {
         if self.live.load(Ordering::Acquire) == 0 {
             return None;
@@ -181,7 +187,9 @@ impl Tasks {
         self.of_session(session_id)
             .is_none_or(|task| task.observe(event))
     }
+}
 
+impl Tasks {
     fn owned_by(&self, owner: &str) -> Vec<Arc<Task>> {
         self.tasks
             .lock()

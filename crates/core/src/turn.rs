@@ -168,10 +168,13 @@ impl Runtime {
         {
             let tokens =
                 u.input_tokens + u.cached_input_tokens + u.cached_write_tokens + u.output_tokens;
-            if let Some(message) =
-                self.budgets
-                    .charge_call(&agent.budget_pots, &agent.model_id, tokens, cost)
-            {
+            if let Some(message) = self.budgets.charge_call(
+                &session.household.spending,
+                &agent.budget_pots,
+                &agent.model_id,
+                tokens,
+                cost,
+            ) {
                 self.emit(&session.id, RuntimeEvent::Warning { message });
             }
         }

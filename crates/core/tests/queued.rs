@@ -36,10 +36,11 @@ async fn steering_typed_while_a_tool_runs_is_drained_after_the_batch() {
     ));
     h.push(Turn::text("adjusted"));
     let cancel = CancellationToken::new();
+    let inbox = h.session.inbox();
     let (runtime, session) = (&h.runtime, &mut h.session);
     let (out, ()) = tokio::join!(runtime.run(session, Some("start".into()), &cancel), async {
         tokio::time::sleep(Duration::from_millis(150)).await;
-        runtime.steer("use python instead").unwrap();
+        inbox.steer("use python instead").unwrap();
     });
     assert_eq!(out.reason, StopReason::Normal);
     let second = h.sent(1);
@@ -65,7 +66,7 @@ async fn steering_queued_while_idle_is_drained_before_the_first_call() {
         hook_yaml(HookEvent::UserSteeringMessagesSubmit, &steer, "")
     )))
     .await;
-    h.runtime.steer("also be brief").unwrap();
+    h.session.inbox().steer("also be brief").unwrap();
     h.push(Turn::text("ok"));
     h.run_once("hello").await;
     let users: Vec<_> = h
@@ -82,7 +83,7 @@ async fn steering_queued_while_idle_is_drained_before_the_first_call() {
 async fn a_blocked_steering_drain_stops_the_run() {
     let agent = "hooks:\n  user_steering_messages_submit:\n    - {type: command, command: 'echo nope >&2; exit 2'}\n";
     let mut h = Harness::start(Setup::new(agent)).await;
-    h.runtime.steer("do something bad").unwrap();
+    h.session.inbox().steer("do something bad").unwrap();
     let out = h.run_once("hello").await;
     assert_eq!(
         out.reason,
@@ -103,7 +104,7 @@ async fn a_follow_up_starts_a_fresh_turn_at_the_end_of_the_turn() {
         hook_yaml(HookEvent::TurnEnd, &turns, "")
     );
     let mut h = Harness::start(Setup::new(&agent)).await;
-    h.runtime.follow_up("and now in French").unwrap();
+    h.session.inbox().follow_up("and now in French").unwrap();
     h.push(Turn::text("hello"));
     h.push(Turn::text("bonjour"));
     assert_eq!(h.run_once("greet me").await.reason, StopReason::Normal);
@@ -122,10 +123,10 @@ async fn a_follow_up_starts_a_fresh_turn_at_the_end_of_the_turn() {
 async fn queues_are_bounded() {
     let h = Harness::start(Setup::new("")).await;
     for i in 0..tether_core::STEERING_CAPACITY {
-        h.runtime.steer(format!("s{i}")).unwrap();
+        h.session.inbox().steer(format!("s{i}")).unwrap();
     }
     assert_eq!(
-        h.runtime.steer("one more").unwrap_err().to_string(),
+        h.session.inbox().steer("one more").unwrap_err().to_string(),
         "steer queue full"
     );
 }
