@@ -9,9 +9,9 @@ use tether_protocol::{Decision, HookEvent, HookInput, RuntimeEvent, ToolCall};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::calls::Target;
+use crate::calls::{Target, tool_input};
 use crate::interaction::{Confirmation, ConfirmationRequest};
-use crate::ladder::{Ladder, Report, Verdict, tool_input, with_reason};
+use crate::ladder::{Ladder, Report, Verdict, with_reason};
 use crate::runtime::Runtime;
 use crate::session::Session;
 

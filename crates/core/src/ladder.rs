@@ -32,7 +32,7 @@ use tether_hooks::{Executor, HookResult};
 use tether_protocol::{Decision, HookEvent, HookInput, Lane, ToolCall};
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::Target;
+use crate::calls::{Target, tool_input};
 
 /// The `approval_source` of a call whose arguments do not fit the tool.
 const INVALID_ARGUMENTS: &str = "invalid_arguments";
@@ -469,19 +469,3 @@ impl Ladder<'_> {
 
 /// The `approval_source` of an ask rule, until a later step settles the call.
 const TEAM_ASK: &str = "team_permissions_ask";
-
-/// The Input of a hook step: `base` with the call.
-pub(crate) fn tool_input(
-    base: &HookInput,
-    call: &ToolCall,
-    target: Target<'_>,
-    args: &Map<String, Value>,
-) -> HookInput {
-    let mut input = base.clone();
-    target.def.category.clone_into(&mut input.tool_category);
-    target.qualified.clone_into(&mut input.tool_qualified_name);
-    input.tool_name.clone_from(&call.function.name);
-    input.tool_use_id.clone_from(&call.id);
-    input.tool_input = (!args.is_empty()).then(|| args.clone());
-    input
-}

@@ -8,13 +8,13 @@
 use serde_json::{Map, Value};
 use tether_config::CommandPart;
 use tether_hooks::events::{Flow, PostToolUseOutcome, TransformOutcome};
-use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent, ToolCall};
+use tether_protocol::{HookEvent, HookInput, Lane, Message, RuntimeEvent, ToolCall};
 use tether_tools::{ToolContext, ToolDefinition, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::approval::Approval;
-use crate::calls::{CANCELED_BY_USER, Origin, Target, arguments};
+use crate::calls::{CANCELED_BY_USER, Origin, Target, arguments, tool_input};
 use crate::mcp::CallProgress;
 use crate::runtime::Runtime;
 use crate::session::Session;
@@ -309,6 +309,40 @@ impl Runtime {
         (result, slot.model)
     }
 
+    /// `tool_response_transform` over a result (every result passes, even after Ctrl-C:
+    /// secrets must not leak): `synthesised` for the runtime's own error texts. The Input is
+    /// copied only when a transform hook is configured.
+    async fn transform_response(
+        &self,
+        agent: &AgentRuntime,
+        session_id: &str,
+        input: &HookInput,
+        content: String,
+        synthesised: bool,
+    ) -> String {
+        if !agent
+            .executor
+            .has(HookEvent::ToolResponseTransform, Lane::Default)
+        {
+            return content;
+        }
+        let mut transform = input.clone();
+        transform.tool_response = Some(content.clone());
+        transform.tool_error = synthesised;
+        TransformOutcome::from(
+            self.fire(
+                agent,
+                session_id,
+                HookEvent::ToolResponseTransform,
+                transform,
+                &CancellationToken::new(),
+            )
+            .await,
+        )
+        .response
+        .unwrap_or(content)
+    }
+
     /// Records an error result the runtime wrote for a call to an unknown tool or after the
     /// batch was stopped.
     #[expect(
@@ -393,40 +427,20 @@ impl Runtime {
         kind: Kind,
         cancel: &CancellationToken,
     ) -> ((String, bool), Option<PostToolUseOutcome>) {
-        let mut input = self.input(agent, &session.id);
-        target.def.category.clone_into(&mut input.tool_category);
-        target.qualified.clone_into(&mut input.tool_qualified_name);
-        input.tool_name.clone_from(&call.function.name);
-        input.tool_use_id.clone_from(&call.id);
-        input.tool_input = (!args.is_empty()).then(|| args.clone());
+        let mut input = tool_input(&self.input(agent, &session.id), call, target, args);
         if let Some(file) = &result.spool {
             input.tool_response_file = Some(file.clone());
             session.spool_files.push(file.clone());
         }
-        // Transforms must see every result, even after Ctrl-C (secrets must not leak). The
-        // result is copied into an Input only when a transform hook is configured.
-        let mut content = if agent
-            .executor
-            .has(HookEvent::ToolResponseTransform, Lane::Default)
-        {
-            let mut transform = input.clone();
-            transform.tool_response = Some(result.content.clone());
-            transform.tool_error = kind == Kind::Synthesised;
-            TransformOutcome::from(
-                self.fire(
-                    agent,
-                    &session.id,
-                    HookEvent::ToolResponseTransform,
-                    transform,
-                    &CancellationToken::new(),
-                )
-                .await,
+        let mut content = self
+            .transform_response(
+                agent,
+                &session.id,
+                &input,
+                result.content,
+                kind == Kind::Synthesised,
             )
-            .response
-            .unwrap_or(result.content)
-        } else {
-            result.content
-        };
+            .await;
         if origin == Origin::Model {
             if let Some(cap) = agent.max_tool_result_tokens {
                 cap_middle(&mut content, cap);
@@ -560,33 +574,10 @@ impl Runtime {
             progress: None,
         };
         let result = entry.tool.call(&args, ctx).await;
-        let content = if agent
-            .executor
-            .has(HookEvent::ToolResponseTransform, Lane::Default)
-        {
-            let mut input = self.input(agent, &session.id);
-            target.def.category.clone_into(&mut input.tool_category);
-            target.qualified.clone_into(&mut input.tool_qualified_name);
-            name.clone_into(&mut input.tool_name);
-            input.tool_use_id.clone_from(&call.id);
-            input.tool_input = (!args.is_empty()).then(|| args.clone());
-            input.tool_response = Some(result.content.clone());
-            input.tool_error = result.is_error;
-            TransformOutcome::from(
-                self.fire(
-                    agent,
-                    &session.id,
-                    HookEvent::ToolResponseTransform,
-                    input,
-                    &CancellationToken::new(),
-                )
-                .await,
-            )
-            .response
-            .unwrap_or(result.content)
-        } else {
-            result.content
-        };
+        let input = tool_input(&self.input(agent, &session.id), &call, target, &args);
+        let content = self
+            .transform_response(agent, &session.id, &input, result.content, false)
+            .await;
         content.trim().to_owned()
     }
 }
