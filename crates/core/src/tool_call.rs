@@ -58,6 +58,15 @@ pub(crate) struct BatchOutcome {
     pub(crate) model: Option<usize>,
 }
 
+/// One call being run: for which agent, who made it, and what cancels it.
+#[derive(Clone, Copy)]
+struct Running<'a> {
+    agent: &'a AgentRuntime,
+    call: &'a ToolCall,
+    origin: Origin,
+    cancel: &'a CancellationToken,
+}
+
 /// How a call is run.
 enum Runner<'a> {
     Tool(&'a Entry),
@@ -90,8 +99,13 @@ impl Runtime {
         let mut skip: Option<&'static str> = None;
         for call in calls {
             if let Some(text) = skip {
-                self.synthesise(agent, session, call, Origin::Model, "", text, cancel)
-                    .await;
+                let at = Running {
+                    agent,
+                    call,
+                    origin: Origin::Model,
+                    cancel,
+                };
+                self.synthesise(at, session, "", text).await;
                 continue;
             }
             let end = self
@@ -131,6 +145,12 @@ impl Runtime {
         origin: Origin,
         cancel: &CancellationToken,
     ) -> CallEnd {
+        let at = Running {
+            agent,
+            call,
+            origin,
+            cancel,
+        };
         let name = call.function.name.as_str();
         let view = agent.toolbox.view();
         let local = agent.tool(name);
@@ -156,9 +176,7 @@ impl Runtime {
             let text = format!(
                 "Tool '{name}' is not available. You can only use the tools provided to you."
             );
-            return self
-                .synthesise(agent, session, call, origin, "", text, cancel)
-                .await;
+            return self.synthesise(at, session, "", text).await;
         };
         let target = Target {
             def: definition,
@@ -170,21 +188,11 @@ impl Runtime {
         let args = match self.approve(agent, session, call, target, cancel).await {
             Approval::Run(args) => args,
             Approval::Synthesised(text) => {
-                return self
-                    .synthesise_for(agent, session, call, origin, target, text, cancel)
-                    .await;
+                return self.synthesise_for(at, session, target, text).await;
             }
             Approval::Cancelled => {
                 let mut end = self
-                    .synthesise_for(
-                        agent,
-                        session,
-                        call,
-                        origin,
-                        target,
-                        CANCELED_BY_USER,
-                        cancel,
-                    )
+                    .synthesise_for(at, session, target, CANCELED_BY_USER)
                     .await;
                 end.cancelled = true;
                 return end;
@@ -202,9 +210,7 @@ impl Runtime {
         let mut end = CallEnd::default();
         let (result, kind) = match runner {
             Runner::Tool(entry) => {
-                let (result, model) = self
-                    .call_entry(agent, session, call, entry, &args, origin, cancel)
-                    .await;
+                let (result, model) = self.call_entry(at, session, entry, &args).await;
                 end.model = model;
                 (result, Kind::Real)
             }
@@ -226,11 +232,7 @@ impl Runtime {
         } else {
             result
         };
-        let (content, post) = self
-            .finish(
-                agent, session, call, origin, target, &args, result, kind, cancel,
-            )
-            .await;
+        let (content, post) = self.finish(at, session, target, &args, result, kind).await;
         end.is_error = content.1;
         end.content = content.0;
         if let Some(PostToolUseOutcome {
@@ -245,20 +247,19 @@ impl Runtime {
 
     /// A toolset's tool: the call without the runtime's `description`, the skill guard, TOON
     /// for the model, and the toolset's `model:` for the next turn.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the call, who made it, and where it runs"
-    )]
     async fn call_entry(
         &self,
-        agent: &AgentRuntime,
+        at: Running<'_>,
         session: &Session,
-        call: &ToolCall,
         entry: &Entry,
         args: &Map<String, Value>,
-        origin: Origin,
-        cancel: &CancellationToken,
     ) -> (ToolResult, Option<usize>) {
+        let Running {
+            agent,
+            call,
+            origin,
+            cancel,
+        } = at;
         let name = call.function.name.as_str();
         let progress = CallProgress {
             runtime: self,
@@ -345,19 +346,12 @@ impl Runtime {
 
     /// Records an error result the runtime wrote for a call to an unknown tool or after the
     /// batch was stopped.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the call, who made it, and what to say"
-    )]
     async fn synthesise(
         &self,
-        agent: &AgentRuntime,
+        at: Running<'_>,
         session: &mut Session,
-        call: &ToolCall,
-        origin: Origin,
         category: &'static str,
         text: impl Into<String>,
-        cancel: &CancellationToken,
     ) -> CallEnd {
         let def = ToolDefinition {
             name: String::new(),
@@ -370,36 +364,26 @@ impl Runtime {
             def: &def,
             qualified: "",
         };
-        self.synthesise_for(agent, session, call, origin, target, text, cancel)
-            .await
+        self.synthesise_for(at, session, target, text).await
     }
 
     /// Records an error result the runtime wrote for a call that did not run.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "the call, who made it, and what to say"
-    )]
     async fn synthesise_for(
         &self,
-        agent: &AgentRuntime,
+        at: Running<'_>,
         session: &mut Session,
-        call: &ToolCall,
-        origin: Origin,
         target: Target<'_>,
         text: impl Into<String>,
-        cancel: &CancellationToken,
     ) -> CallEnd {
+        let args = arguments(at.call);
         let ((content, is_error), _) = self
             .finish(
-                agent,
+                at,
                 session,
-                call,
-                origin,
                 target,
-                &arguments(call),
+                &args,
                 ToolResult::error(text),
                 Kind::Synthesised,
-                cancel,
             )
             .await;
         CallEnd {
@@ -411,22 +395,21 @@ impl Runtime {
 
     /// Transforms, records (a model's call) and announces a result; runs `post_tool_use` for
     /// real results. Returns the result as its caller gets it, and `post_tool_use`'s outcome.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "two call sites: a tool's result and a synthesised one"
-    )]
     async fn finish(
         &self,
-        agent: &AgentRuntime,
+        at: Running<'_>,
         session: &mut Session,
-        call: &ToolCall,
-        origin: Origin,
         target: Target<'_>,
         args: &Map<String, Value>,
         result: ToolResult,
         kind: Kind,
-        cancel: &CancellationToken,
     ) -> ((String, bool), Option<PostToolUseOutcome>) {
+        let Running {
+            agent,
+            call,
+            origin,
+            cancel,
+        } = at;
         let mut input = tool_input(&self.input(agent, &session.id), call, target, args);
         if let Some(file) = &result.spool {
             input.tool_response_file = Some(file.clone());
