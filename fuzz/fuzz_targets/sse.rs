@@ -3,7 +3,7 @@
 //! what it decodes. The first byte picks the chunk size.
 
 use libfuzzer_sys::fuzz_target;
-use tether_providers::sse::{SseDecoder, SseEvent};
+use tether_http::{SseDecoder, SseEvent};
 
 fn decode(body: &[u8], chunk_len: usize) -> Result<Vec<SseEvent>, std::str::Utf8Error> {
     let mut d = SseDecoder::new();

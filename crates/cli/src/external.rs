@@ -108,7 +108,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 fn client() -> Result<reqwest::Client, String> {
-    tether_providers::client_builder()
+    tether_http::client_builder()
         .timeout(TIMEOUT)
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
@@ -116,19 +116,18 @@ fn client() -> Result<reqwest::Client, String> {
 
 fn net_error(url: &str, e: reqwest::Error) -> String {
     // The URL is said once, in front.
-    format!("{url}: {}", tether_providers::error_chain(&e.without_url()))
+    format!("{url}: {}", tether_http::error_chain(&e.without_url()))
 }
 
 /// The body, refused past [`MAX_BYTES`].
-async fn body(url: &str, mut response: reqwest::Response) -> Result<Vec<u8>, String> {
-    let mut out = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| net_error(url, e))? {
-        out.extend_from_slice(&chunk);
-        if out.len() > MAX_BYTES {
-            return Err(format!("{url}: more than {MAX_BYTES} bytes"));
-        }
+async fn body(url: &str, response: reqwest::Response) -> Result<Vec<u8>, String> {
+    let body = tether_http::read_capped(response, MAX_BYTES)
+        .await
+        .map_err(|e| net_error(url, e))?;
+    if body.cut {
+        return Err(format!("{url}: more than {MAX_BYTES} bytes"));
     }
-    Ok(out)
+    Ok(body.bytes)
 }
 
 fn save(path: &Path, bytes: &[u8]) -> Result<PathBuf, String> {

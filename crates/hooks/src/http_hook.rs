@@ -14,13 +14,11 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use futures::StreamExt;
-
 use crate::command_runner::OUTPUT_CAP;
-use crate::http_client::{client_builder, error_chain};
 use crate::output_parser::{self, Parsed};
 use crate::registry::HookEnv;
 use crate::result::Outcome;
+use tether_http::{Capped, client_builder, error_chain, read_capped};
 
 static CLIENT: OnceLock<Result<reqwest::Client, String>> = OnceLock::new();
 
@@ -81,26 +79,22 @@ impl HttpHook {
             }
         };
         let status = response.status();
-        let mut text = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            match chunk {
-                Ok(bytes) if text.len() + bytes.len() > OUTPUT_CAP => {
-                    return Outcome::failed(format!(
-                        "http hook {name}: the response is larger than {} MiB",
-                        OUTPUT_CAP >> 20
-                    ));
-                }
-                Ok(bytes) => text.extend_from_slice(&bytes),
-                Err(e) => {
-                    return Outcome::failed(format!(
-                        "http hook {name}: reading the response of {}: {}",
-                        self.url,
-                        error_chain(&e)
-                    ));
-                }
+        let text = match read_capped(response, OUTPUT_CAP).await {
+            Ok(Capped { cut: true, .. }) => {
+                return Outcome::failed(format!(
+                    "http hook {name}: the response is larger than {} MiB",
+                    OUTPUT_CAP >> 20
+                ));
             }
-        }
+            Ok(Capped { bytes, .. }) => bytes,
+            Err(e) => {
+                return Outcome::failed(format!(
+                    "http hook {name}: reading the response of {}: {}",
+                    self.url,
+                    error_chain(&e)
+                ));
+            }
+        };
         let text = String::from_utf8_lossy(&text).into_owned();
         if !status.is_success() {
             let detail: String = text

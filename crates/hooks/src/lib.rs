@@ -14,7 +14,6 @@ mod compile;
 mod evaluator_hook;
 pub mod events;
 mod executor;
-mod http_client;
 mod http_hook;
 mod mcp_hook;
 mod model_hook;

@@ -348,23 +348,11 @@ fn http_client() -> Result<reqwest::Client, String> {
             attempt.follow()
         }
     });
-    tether_providers::client_builder()
+    tether_http::client_builder()
         .pool_max_idle_per_host(0)
         .redirect(policy)
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))
-}
-
-/// A request error with its causes (a refused connection says so).
-pub(crate) fn request_error(e: &reqwest::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// An HTTP error status with the start of its body.

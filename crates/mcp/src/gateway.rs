@@ -235,7 +235,7 @@ async fn catalog_text(source: &str, cache_dir: Option<&Path>) -> Result<String, 
 }
 
 async fn download(url: &str) -> Result<String, String> {
-    let client = tether_providers::client_builder()
+    let client = tether_http::client_builder()
         .timeout(Duration::from_secs(30))
         .build()
         .map_err(|e| format!("cannot build an HTTP client: {e}"))?;
@@ -244,7 +244,7 @@ async fn download(url: &str) -> Result<String, String> {
         .get(url)
         .send()
         .await
-        .map_err(|e| fail(crate::connect::request_error(&e)))?;
+        .map_err(|e| fail(tether_http::error_chain(&e)))?;
     let status = response.status();
     if !status.is_success() {
         return Err(fail(format!("HTTP {status}")));

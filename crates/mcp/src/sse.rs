@@ -13,7 +13,7 @@ use reqwest::header::HeaderMap;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::service::RoleClient;
 use rmcp::transport::Transport;
-use tether_providers::sse::SseDecoder;
+use tether_http::SseDecoder;
 use tokio::sync::mpsc;
 
 /// A single event larger than this ends the connection (the client never buffers more).
@@ -46,7 +46,7 @@ pub(crate) async fn connect(
         .header(reqwest::header::ACCEPT, "text/event-stream")
         .send()
         .await
-        .map_err(|e| crate::connect::request_error(&e))?;
+        .map_err(|e| tether_http::error_chain(&e))?;
     let status = response.status();
     if !status.is_success() {
         return Err(crate::connect::status_error(status, response).await);
@@ -63,7 +63,7 @@ pub(crate) async fn connect(
                 "the event stream ended before the server sent its `endpoint` event".into(),
             );
         };
-        let chunk = chunk.map_err(|e| crate::connect::request_error(&e))?;
+        let chunk = chunk.map_err(|e| tether_http::error_chain(&e))?;
         let events = decoder
             .push(&chunk)
             .map_err(|_| "the event stream is not UTF-8".to_owned())?;
@@ -153,7 +153,7 @@ impl Transport<RoleClient> for LegacySse {
             let response = request
                 .send()
                 .await
-                .map_err(|e| SseError(crate::connect::request_error(&e)))?;
+                .map_err(|e| SseError(tether_http::error_chain(&e)))?;
             let status = response.status();
             if status.is_success() {
                 Ok(())

@@ -18,11 +18,11 @@ use tether_protocol::chat::{ContentPart, Message, Role, ToolCall, Usage};
 
 use crate::http::{Decoder, HttpCall, HttpOptions, build_client, join_url, parse_json};
 use crate::openai::arguments_object;
-use crate::sse::SseEvent;
 use crate::{
     ChatRequest, FinishReason, ModelResponse, ModelSpec, Provider, ProviderError, ResponseStream,
     StreamEvent, Thinking, catalogue,
 };
+use tether_http::SseEvent;
 
 const STATE_KEY: &str = "anthropic";
 const API_VERSION: &str = "2023-06-01";

@@ -11,8 +11,8 @@ use crate::google::GeminiDecoder;
 use crate::http::{Decoder, decode_chunk, decode_end};
 use crate::openai::chat::ChatDecoder;
 use crate::openai::responses::ResponsesDecoder;
-use crate::sse::SseDecoder;
 use crate::{ProviderError, StreamEvent};
+use tether_http::SseDecoder;
 
 /// The provider id the decoders put in their errors.
 const PROVIDER: &str = "fuzz/model";

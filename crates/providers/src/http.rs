@@ -1,5 +1,5 @@
-//! The HTTP half shared by every vendor adapter: one client builder, status classification,
-//! SSE reading with an idle timeout, and the retry policy.
+//! The HTTP half shared by every vendor adapter: the model client (built by `tether-http`),
+//! status classification, SSE reading with an idle timeout, and the retry policy.
 //!
 //! Retrying is allowed only until the first event was yielded to the caller: before that a
 //! failed attempt is invisible and is started again with a fresh decoder; after it, a cut
@@ -7,28 +7,28 @@
 //! `Completed`).
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Once};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::stream::BoxStream;
 use futures::{StreamExt, future::BoxFuture};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::sse::{SseDecoder, SseEvent};
 use crate::{ModelSpec, ProviderError, ResponseStream, StreamEvent};
+use tether_http::{SseDecoder, SseEvent, client_builder, error_chain};
 
 /// Timeouts and retries; read from `provider_opts` (`connect_timeout_ms`, `idle_timeout_ms`,
 /// `max_retries`, `retry_backoff_ms`) so tests can use short ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HttpOptions {
-    pub connect_timeout: Duration,
+pub(crate) struct HttpOptions {
+    pub(crate) connect_timeout: Duration,
     /// Longest silence allowed while waiting for the response head or the next bytes.
-    pub idle_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
     /// Attempts after the first one.
-    pub max_retries: u32,
+    pub(crate) max_retries: u32,
     /// First backoff; doubled on each retry, capped at `max_backoff`.
-    pub initial_backoff: Duration,
-    pub max_backoff: Duration,
+    pub(crate) initial_backoff: Duration,
+    pub(crate) max_backoff: Duration,
 }
 
 impl Default for HttpOptions {
@@ -45,7 +45,7 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
-    pub fn from_spec(spec: &ModelSpec) -> Self {
+    pub(crate) fn from_spec(spec: &ModelSpec) -> Self {
         let d = Self::default();
         let ms =
             |key: &str, default: Duration| spec.opt_u64(key).map_or(default, Duration::from_millis);
@@ -62,7 +62,7 @@ impl HttpOptions {
 
     /// The wait before retry number `attempt` (0-based): the server's `retry-after` when it
     /// gave one (bounded), else exponential backoff.
-    pub fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
+    pub(crate) fn backoff(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         if let Some(d) = retry_after {
             return d.min(Duration::from_secs(60));
         }
@@ -73,36 +73,8 @@ impl HttpOptions {
     }
 }
 
-static CRYPTO: Once = Once::new();
-
-/// A client builder: the only way clients are made. rustls panics on first use unless a
-/// crypto provider was installed, so this installs ring once per process.
-pub fn client_builder() -> reqwest::ClientBuilder {
-    CRYPTO.call_once(|| {
-        // Err means another provider was installed first, which is just as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
-}
-
-/// An error's message followed by its causes (reqwest's own text is terse: the refusal of a
-/// connection or a resolver is a cause), each said once.
-pub fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
-}
-
 /// Builds a model client's HTTP client.
-pub fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
+pub(crate) fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
     client_builder()
         .connect_timeout(opts.connect_timeout)
         .build()
@@ -189,15 +161,9 @@ impl HttpCall {
             };
         }
         // The source chain says why (refused, reset); the top level only says "error sending".
-        let mut message = e.to_string();
-        let mut source = std::error::Error::source(e);
-        while let Some(s) = source {
-            message = format!("{message}: {s}");
-            source = s.source();
-        }
         ProviderError::Network {
             provider: self.provider.clone(),
-            message,
+            message: error_chain(e),
         }
     }
 

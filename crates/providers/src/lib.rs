@@ -23,7 +23,6 @@ mod http;
 mod openai;
 mod script;
 mod spec;
-pub mod sse;
 mod types;
 
 use std::sync::Arc;
@@ -32,7 +31,6 @@ pub use anthropic::AnthropicProvider;
 pub use compose::{AlloyProvider, RouterProvider};
 pub use error::ProviderError;
 pub use google::GeminiProvider;
-pub use http::{HttpOptions, build_client, client_builder, error_chain};
 pub use openai::{Api, OpenAiProvider};
 pub use script::ScriptProvider;
 pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv, Thinking};

@@ -11,14 +11,13 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
-use tether_providers::error_chain;
+use tether_http::error_chain;
 
 use crate::html::{Flavor, convert};
-use crate::net::{DomainLists, guarded_client_with, literal_refused};
+use crate::net::{DomainLists, guarded_client_with, literal_refused, read_capped};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 pub const FETCH_INSTRUCTION: &str = "## Fetch Tool\n\nFetch content from HTTP/HTTPS URLs. Supports multiple URLs per call, output format selection (text, markdown, html), and respects robots.txt.";
@@ -201,26 +200,13 @@ impl FetchTool {
             .and_then(|v| v.to_str().ok())
             .unwrap_or_default()
             .to_owned();
-        let mut body = Vec::new();
-        let mut stream = resp.bytes_stream();
-        let mut cut = false;
-        while let Some(chunk) = stream.next().await {
-            match chunk {
-                Ok(bytes) => {
-                    let room = MAX_BODY - body.len();
-                    if bytes.len() >= room {
-                        body.extend_from_slice(&bytes[..room]);
-                        cut = true;
-                        break;
-                    }
-                    body.extend_from_slice(&bytes);
-                }
-                Err(e) => {
-                    r.error = format!("failed to read response body: {}", error_chain(&e));
-                    return r;
-                }
+        let (body, cut) = match read_capped(resp, MAX_BODY).await {
+            Ok(capped) => (capped.bytes, capped.cut),
+            Err(e) => {
+                r.error = e;
+                return r;
             }
-        }
+        };
         let text = String::from_utf8_lossy(&body).into_owned();
         let html = r.content_type.contains("text/html");
         r.body = match format {

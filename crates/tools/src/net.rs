@@ -3,99 +3,30 @@
 //! the toolset sets `allow_private_ips: true`, so a model cannot reach the machine's own
 //! services or the local network. Names are checked after DNS resolution and on every redirect;
 //! to see every address it connects to, such a client ignores `HTTP_PROXY` / `HTTPS_PROXY` /
-//! `ALL_PROXY` (a proxy would resolve the name itself, out of the check's sight).
+//! `ALL_PROXY` (a proxy would resolve the name itself, out of the check's sight). The address
+//! table and the resolver are `tether_http`'s, shared with the `http_post` hook builtin; the
+//! wording of a refusal, which names the toolset's setting, is ours.
 //! A fetch toolset's `allowed_domains` / `blocked_domains` ([`DomainLists`]) are checked on the
 //! URL and on every redirect too, so an allowed host cannot bounce the request elsewhere.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 pub(crate) const MAX_REDIRECTS: usize = 5;
 pub(crate) const USER_AGENT: &str = concat!("tether/", env!("CARGO_PKG_VERSION"));
 
-/// Whether `ip` is on the public internet.
-fn public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => public_v4(v4),
-        IpAddr::V6(v6) => public_v6(v6),
-    }
+/// Why a name was refused: the tools' wording, naming the setting that lifts the rule.
+fn name_refused(host: &str) -> String {
+    format!(
+        "`{host}` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
+    )
 }
 
-/// Every IPv4 address but the special-purpose ranges (RFC 6890 and its updates).
-fn public_v4(v4: Ipv4Addr) -> bool {
-    let [a, b, c, _] = v4.octets();
-    !(a == 0 // "this network"
-        || a == 10
-        || a == 127
-        || (a == 100 && (64..128).contains(&b)) // shared address space (carrier-grade NAT)
-        || (a == 169 && b == 254)
-        || (a == 172 && (16..32).contains(&b))
-        || (a == 192 && b == 0 && (c == 0 || c == 2)) // protocol assignments, documentation
-        || (a == 192 && b == 88 && c == 99) // 6to4 relay anycast
-        || (a == 192 && b == 168)
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || (a == 198 && b == 51 && c == 100)
-        || (a == 203 && b == 0 && c == 113)
-        || a >= 224) // multicast, reserved, broadcast
-}
-
-/// Global unicast (`2000::/3`) but its special-purpose ranges; an address that carries an
-/// IPv4 address the packets go on to (IPv4-mapped, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`)
-/// is as public as that address. Everything outside `2000::/3` is not public: `::/8`
-/// (loopback, unspecified, IPv4-compatible `::a.b.c.d`), local-use NAT64 `64:ff9b:1::/48`,
-/// discard `100::/64`, unique-local `fc00::/7`, link-local `fe80::/10`, site-local
-/// `fec0::/10`, multicast `ff00::/8`.
-fn public_v6(v6: Ipv6Addr) -> bool {
-    let s = v6.segments();
-    let embedded = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
-    if let Some(v4) = v6.to_ipv4_mapped() {
-        return public_v4(v4);
-    }
-    if s[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-        return public_v4(embedded(s[6], s[7]));
-    }
-    if s[0] == 0x2002 {
-        return public_v4(embedded(s[1], s[2]));
-    }
-    (s[0] & 0xe000) == 0x2000
-        // 2001::/23: protocol assignments, Teredo `2001::/32` (it tunnels to an IPv4 host
-        // behind a NAT) and benchmarking among them.
-        && !(s[0] == 0x2001 && s[1] < 0x0200)
-        && !(s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-        && !(s[0] == 0x3fff && s[1] < 0x1000) // documentation `3fff::/20`
-}
-
-/// A resolver that drops non-public addresses (so a name pointing at 127.0.0.1 fails too).
-struct PublicOnly;
-
-impl reqwest::dns::Resolve for PublicOnly {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        Box::pin(async move {
-            let host = name.as_str().to_owned();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
-                .await?
-                .filter(|a| public(a.ip()))
-                .collect();
-            if addrs.is_empty() {
-                return Err(format!(
-                    "`{host}` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
-                )
-                .into());
-            }
-            Ok(Box::new(addrs.into_iter()) as reqwest::dns::Addrs)
-        })
-    }
-}
-
+/// Why `url`'s host, an IP literal that is not public, is refused; `None` for a name or a
+/// public address.
 pub(crate) fn literal_refused(url: &reqwest::Url) -> Option<String> {
-    let host = url.host_str()?;
-    let ip: IpAddr = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse()
-        .ok()?;
-    (!public(ip)).then(|| {
+    let ip = tether_http::literal_ip(url)?;
+    (!tether_http::is_public(ip)).then(|| {
         format!("`{ip}` is not a public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)")
     })
 }
@@ -168,16 +99,14 @@ fn guarded_builder(
         }
         attempt.follow()
     });
-    let b = tether_providers::client_builder()
+    let b = tether_http::client_builder()
         .redirect(policy)
         .timeout(timeout)
         .user_agent(USER_AGENT);
     if allow_private {
         return b;
     }
-    // A proxy would be handed the name unresolved, and would reach whatever it resolves to
-    // (`localhost` included), so these clients connect directly.
-    b.dns_resolver(Arc::new(PublicOnly)).no_proxy()
+    tether_http::public_only(b, name_refused)
 }
 
 /// [`literal_refused`] for a URL string; `None` when it does not parse (the request fails
@@ -203,9 +132,9 @@ pub(crate) async fn http_call(
     let resp = req
         .send()
         .await
-        .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
+        .map_err(|e| format!("request failed: {}", tether_http::error_chain(&e)))?;
     let status = resp.status();
-    let (bytes, cut) = read_capped(resp, cap).await?;
+    let tether_http::Capped { bytes, cut } = read_capped(resp, cap).await?;
     let mut text = limit_output(String::from_utf8_lossy(&bytes).into_owned(), max_output);
     if cut && note_cut {
         text = format!("[WARNING: Response truncated at 1MB limit]\n{text}");
@@ -217,29 +146,17 @@ pub(crate) async fn http_call(
     })
 }
 
-/// Reads at most `cap` bytes of a response body; `true` when the body was longer.
+/// Reads at most `cap` bytes of a response body; `cut` when the body was longer.
 pub(crate) async fn read_capped(
     resp: reqwest::Response,
     cap: usize,
-) -> Result<(Vec<u8>, bool), String> {
-    use futures::StreamExt;
-    let mut body = Vec::new();
-    let mut stream = resp.bytes_stream();
-    while let Some(chunk) = stream.next().await {
-        let bytes = chunk.map_err(|e| {
-            format!(
-                "failed to read response body: {}",
-                tether_providers::error_chain(&e)
-            )
-        })?;
-        let room = cap - body.len();
-        if bytes.len() >= room {
-            body.extend_from_slice(&bytes[..room]);
-            return Ok((body, true));
-        }
-        body.extend_from_slice(&bytes);
-    }
-    Ok((body, false))
+) -> Result<tether_http::Capped, String> {
+    tether_http::read_capped(resp, cap).await.map_err(|e| {
+        format!(
+            "failed to read response body: {}",
+            tether_http::error_chain(&e)
+        )
+    })
 }
 
 /// `text` cut to `max` bytes (at a character boundary) with docker-agent's notice.
@@ -385,7 +302,7 @@ pub(crate) fn encode_component(s: &str) -> String {
 #[cfg(test)]
 pub(crate) async fn recording_server(
     reply: String,
-) -> (SocketAddr, Arc<std::sync::Mutex<Vec<String>>>) {
+) -> (std::net::SocketAddr, Arc<std::sync::Mutex<Vec<String>>>) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -574,82 +491,6 @@ mod tests {
     }
 
     #[test]
-    fn only_public_addresses_are_public() {
-        for (ip, is_public) in [
-            // IPv4
-            ("1.1.1.1", true),
-            ("8.8.8.8", true),
-            ("100.63.255.255", true),
-            ("100.128.0.1", true),
-            ("172.32.0.1", true),
-            ("192.0.1.1", true),
-            ("198.20.0.1", true),
-            ("223.255.255.254", true),
-            ("0.0.0.0", false),
-            ("0.1.2.3", false),
-            ("10.1.2.3", false),
-            ("100.64.0.1", false),
-            ("127.0.0.1", false),
-            ("127.255.0.9", false),
-            ("169.254.169.254", false),
-            ("172.16.5.5", false),
-            ("172.31.255.255", false),
-            ("192.0.0.8", false),
-            ("192.0.2.1", false),
-            ("192.88.99.1", false),
-            ("192.168.0.1", false),
-            ("198.18.0.1", false),
-            ("198.19.255.255", false),
-            ("198.51.100.7", false),
-            ("203.0.113.7", false),
-            ("224.0.0.1", false),
-            ("240.0.0.1", false),
-            ("255.255.255.255", false),
-            // IPv6 global unicast
-            ("2606:4700:4700::1111", true),
-            ("2001:4860:4860::8888", true),
-            ("2a00:1450::1", true),
-            ("3ffe::1", true),
-            // IPv4-mapped, NAT64 and 6to4: as public as the IPv4 address they carry
-            ("::ffff:8.8.8.8", true),
-            ("::ffff:127.0.0.1", false),
-            ("::ffff:10.0.0.1", false),
-            ("64:ff9b::808:808", true),
-            ("64:ff9b::7f00:1", false),
-            ("64:ff9b::a9fe:a9fe", false),
-            ("2002:808:808::1", true),
-            ("2002:7f00:1::1", false),
-            ("2002:c0a8:1::1", false),
-            ("2002:a00:1::", false),
-            // IPv6 outside global unicast or in its special ranges
-            ("::", false),
-            ("::1", false),
-            ("::127.0.0.1", false),
-            ("::8.8.8.8", false),
-            ("::ffff:0:7f00:1", false),
-            ("64:ff9b:1::808:808", false),
-            ("100::1", false),
-            ("2001::1", false),
-            ("2001:0:4136:e378:8000:63bf:3fff:fdd2", false),
-            ("2001:2::1", false),
-            ("2001:1ff::1", false),
-            ("2001:db8::1", false),
-            ("3fff::1", false),
-            ("3fff:fff::1", false),
-            ("fc00::1", false),
-            ("fd00::1", false),
-            ("fe80::1", false),
-            ("febf::1", false),
-            ("fec0::1", false),
-            ("feff::1", false),
-            ("ff02::1", false),
-            ("ff0e::1", false),
-        ] {
-            assert_eq!(public(ip.parse().unwrap()), is_public, "{ip}");
-        }
-    }
-
-    #[test]
     fn literal_addresses_in_urls_are_checked_in_every_form() {
         for url in [
             "http://127.0.0.1/",
@@ -676,7 +517,11 @@ mod tests {
     async fn names_resolving_to_private_addresses_are_refused() {
         use reqwest::dns::Resolve;
         let name: reqwest::dns::Name = "localhost".parse().unwrap();
-        let err = PublicOnly.resolve(name).await.err().unwrap();
+        let err = tether_http::PublicOnly::new(name_refused)
+            .resolve(name)
+            .await
+            .err()
+            .unwrap();
         assert_eq!(
             err.to_string(),
             "`localhost` resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
@@ -708,7 +553,7 @@ mod tests {
                 .send()
                 .await
                 .unwrap_err();
-            let chain = tether_providers::error_chain(&err);
+            let chain = tether_http::error_chain(&err);
             assert!(
                 chain.contains("private addresses are refused"),
                 "{to}: {chain}"

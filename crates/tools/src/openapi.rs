@@ -138,11 +138,11 @@ impl OpenApiToolset {
         let resp = req
             .send()
             .await
-            .map_err(|e| format!("request failed: {}", tether_providers::error_chain(&e)))?;
+            .map_err(|e| format!("request failed: {}", tether_http::error_chain(&e)))?;
         if resp.status() != reqwest::StatusCode::OK {
             return Err(format!("unexpected status code {}", resp.status().as_u16()));
         }
-        let (body, cut) = read_capped(resp, MAX_SPEC).await?;
+        let tether_http::Capped { bytes: body, cut } = read_capped(resp, MAX_SPEC).await?;
         if cut {
             return Err("the document exceeds the 10 MiB size limit".to_owned());
         }

@@ -15,7 +15,7 @@
 //!   of them and named when the call's id arrives.
 //! - Export goes through the official `opentelemetry-otlp` 0.33 exporter (`http-proto`,
 //!   `reqwest-client`), which is built on reqwest 0.13 like the workspace, so it is handed the
-//!   workspace's client (`tether_providers::build_client` installs the rustls provider first).
+//!   workspace's client (`tether_http::client_builder` installs the rustls provider first).
 //!   The SDK's `BatchSpanProcessor` is not used: it exports from a plain thread through
 //!   `block_on`, where the async reqwest client has no Tokio reactor, and its async-runtime
 //!   variant is still experimental. The task batches instead: every 2 s, at 512 spans, and at
@@ -34,6 +34,7 @@ mod spans;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use anyhow::Context as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig, WithHttpConfig};
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::trace::{SpanData, SpanExporter as _};
@@ -212,10 +213,10 @@ pub(crate) fn install(sink: Arc<dyn EventSink>) -> Installed {
 }
 
 fn exporter(settings: &Settings) -> anyhow::Result<opentelemetry_otlp::SpanExporter> {
-    let client = tether_providers::build_client(&tether_providers::HttpOptions {
-        connect_timeout: settings.timeout,
-        ..tether_providers::HttpOptions::default()
-    })?;
+    let client = tether_http::client_builder()
+        .connect_timeout(settings.timeout)
+        .build()
+        .context("cannot build HTTP client")?;
     let mut exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_http_client(client)

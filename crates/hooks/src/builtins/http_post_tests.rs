@@ -231,9 +231,46 @@ fn the_address_rule_covers_private_loopback_and_link_local_ranges() {
     ];
     let judge = |ips: &[&str]| -> Vec<bool> {
         ips.iter()
-            .map(|s| is_blocked(s.parse::<IpAddr>().unwrap()))
+            .map(|s| check_target(&literal_url(s), false).is_err())
             .collect()
     };
     assert_eq!(judge(&blocked), vec![true; blocked.len()]);
     assert_eq!(judge(&allowed), vec![false; allowed.len()]);
+}
+
+/// `http://IP/`, an IPv6 address in brackets.
+fn literal_url(ip: &str) -> Url {
+    let host = match ip.parse::<IpAddr>().unwrap() {
+        IpAddr::V4(v4) => v4.to_string(),
+        IpAddr::V6(v6) => format!("[{v6}]"),
+    };
+    Url::parse(&format!("http://{host}/")).unwrap()
+}
+
+#[test]
+fn private_addresses_in_ipv6_disguise_and_special_ranges_are_refused() {
+    // The web tools' table: IPv4-compatible `::a.b.c.d`, 6to4 carrying a private address,
+    // documentation and multicast ranges are refused too, not only private and loopback.
+    for url in [
+        "http://[::127.0.0.1]/",
+        "http://[::a00:1]/",
+        "http://[2002:7f00:1::]/",
+        "http://[2002:c0a8:101::1]/",
+        "http://[2001:db8::1]/",
+        "http://[ff02::1]/",
+        "http://192.0.2.1/",
+        "http://224.0.0.1/",
+    ] {
+        let target = Url::parse(url).unwrap();
+        assert_eq!(
+            check_target(&target, false),
+            Err(format!(
+                "refusing `{target}`: private, loopback and link-local addresses are not allowed"
+            )),
+            "{url}"
+        );
+        assert_eq!(check_target(&target, true), Ok(()), "{url}");
+    }
+    let public = Url::parse("http://[2002:808:808::1]/").unwrap();
+    assert_eq!(check_target(&public, false), Ok(()));
 }

@@ -13,8 +13,8 @@ use futures::future::BoxFuture;
 use reqwest::Url;
 use tether_protocol::{AgentModelRef, HookOutput};
 
-use crate::http_client::{client_builder, error_chain};
 use crate::registry::{Builtin, BuiltinCall};
+use tether_http::{client_builder, error_chain};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 

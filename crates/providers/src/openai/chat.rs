@@ -11,8 +11,8 @@ use tether_protocol::chat::{ContentPart, Message, Role, ToolCall, Usage};
 
 use super::Flavor;
 use crate::http::{Decoder, parse_json};
-use crate::sse::SseEvent;
 use crate::{ChatRequest, FinishReason, ModelResponse, ModelSpec, ProviderError, StreamEvent};
+use tether_http::SseEvent;
 
 pub(super) fn body(
     spec: &ModelSpec,

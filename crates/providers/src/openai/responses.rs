@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use tether_protocol::chat::{ContentPart, Message, Role, ToolCall, Usage};
 
 use crate::http::{Decoder, parse_json};
-use crate::sse::SseEvent;
 use crate::{ChatRequest, FinishReason, ModelResponse, ModelSpec, ProviderError, StreamEvent};
+use tether_http::SseEvent;
 
 const STATE_KEY: &str = "openai_responses";
 

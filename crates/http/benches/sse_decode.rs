@@ -4,7 +4,7 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use tether_providers::sse::SseDecoder;
+use tether_http::SseDecoder;
 
 fn stream_bytes() -> Vec<u8> {
     let mut out = String::new();

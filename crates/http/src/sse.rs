@@ -1,8 +1,9 @@
 //! A small server-sent-events decoder: bytes in, `(event, data)` records out.
 //!
-//! Our own rather than a crate because the input is a POST response that must never be
-//! reconnected, and the few rules we need (LF or CRLF lines, multi-line `data`, comments) fit
-//! in a page. It is push-based so the caller owns the read loop and its idle timeout.
+//! Our own rather than a crate because the input is a response that must never be
+//! reconnected (a model's POST stream, a legacy MCP server's event stream), and the few rules
+//! we need (LF or CRLF lines, multi-line `data`, comments) fit in a page. It is push-based so
+//! the caller owns the read loop, its idle timeout and its size limit.
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq)]
