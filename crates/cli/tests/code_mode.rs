@@ -6,18 +6,9 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-
-fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
-}
+use tether_test_support::cli::tether;
 
 /// Two script tools and a third one the permissions deny; a todo list stays direct. A
 /// `permission_request` hook answers for the user, so `pre_tool_use` hooks run (under `--yolo`

@@ -6,11 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-use std::path::Path;
-
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use tether_test_support::cli::tether;
 
 struct Cell {
     name: &'static str,
@@ -47,15 +45,6 @@ fn evaluator_hook(event: &str, decision: &str, min_probability: f64) -> String {
     format!(
         "      {event}:\n        - matcher: '.*'\n          hooks:\n            - type: evaluator\n              evaluator: risk\n              evaluator_policy: {{decisions: {{safe: {decision}, unsafe: deny}}, min_probability: {min_probability}, fallback: deny}}\n"
     )
-}
-
-fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
 }
 
 fn check(cell: &Cell, hooks: &str) {

@@ -12,6 +12,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 const AGENT_SCRIPT: &str = r#"rules:
   - match: '^Run:\s*(?P<cmd>.+?)\s*$'
@@ -81,12 +82,8 @@ fn setup(evaluator_model: &str) -> TempDir {
 }
 
 fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("HOME", dir.join("home"))
-        .env("SHELL", "/bin/bash")
+    let mut cmd = cli::tether(dir);
+    cmd.env("HOME", dir.join("home"))
         .env_remove("OPENAI_API_KEY")
         .env_remove("OPENAI_BASE_URL");
     cmd

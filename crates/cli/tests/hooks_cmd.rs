@@ -8,6 +8,7 @@ use assert_cmd::Command;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -15,11 +16,8 @@ fn repo() -> PathBuf {
 
 /// A `tether` command run in `dir`, with a hermetic home and config.
 fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether-home"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let mut cmd = cli::tether(dir);
+    cmd.env("TETHER_HOME", dir.join(".tether-home"))
         .env_remove("NO_COLOR")
         .env_remove("TETHER_LOG");
     cmd

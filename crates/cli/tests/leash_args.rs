@@ -6,18 +6,9 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-
-fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
-}
+use tether_test_support::cli::tether;
 
 /// A script model making `calls` one per turn, then saying `done`.
 fn model(dir: &Path, calls: &[(&str, Value)]) {

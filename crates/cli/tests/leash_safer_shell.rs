@@ -14,6 +14,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use tether_test_support::cli::tether;
 
 /// Commands that must ask, each creating `marker` when run.
 const ATTACKS: &[&str] = &[
@@ -35,15 +36,6 @@ const ATTACKS: &[&str] = &[
 
 /// Read-only commands that must still pass silently under `--yolo`.
 const READ_ONLY: &[&str] = &["ls -la", "git grep foo", "sort data.txt", "echo $((1 + 2))"];
-
-fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
-}
 
 fn executable(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap();

@@ -10,6 +10,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::json;
 use tempfile::TempDir;
+use tether_test_support::cli;
 use tether_test_support::fake_llm::{FakeLlm, Turn};
 
 const KEYS: [&str; 6] = [
@@ -22,12 +23,8 @@ const KEYS: [&str; 6] = [
 ];
 
 fn tether(dir: &Path, env: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("HOME", dir.join("home"))
-        .env("SHELL", "/bin/bash");
+    let mut cmd = cli::tether(dir);
+    cmd.env("HOME", dir.join("home"));
     for k in KEYS {
         cmd.env_remove(k);
     }

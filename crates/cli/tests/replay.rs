@@ -3,20 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-use std::path::Path;
-
-use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
-
-fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
-}
+use tether_test_support::cli::tether;
 
 const AGENT: &str = "agents:\n  root:\n    model: script/model.yaml\n    toolsets: [{type: shell}, {type: think}]\n";
 

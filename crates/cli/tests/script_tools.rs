@@ -3,17 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-use assert_cmd::Command;
 use tempfile::TempDir;
-
-fn tether(dir: &std::path::Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash");
-    cmd
-}
+use tether_test_support::cli::tether;
 
 #[test]
 fn script_tools_run_with_their_arguments_and_meet_the_hooks() {

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 const MODEL: &str = "replies:\n  - tool_calls:\n      - name: shell\n        arguments: {cmd: 'touch ran'}\n  - text: done\n";
 
@@ -42,12 +43,8 @@ fn run(stdout: &str, strict: bool) -> (bool, String) {
 }
 
 fn tether(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("HOME", dir.join("home"))
-        .env("SHELL", "/bin/bash");
+    let mut cmd = cli::tether(dir);
+    cmd.env("HOME", dir.join("home"));
     cmd
 }
 

@@ -8,13 +8,10 @@
 use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 fn tether(dir: &std::path::Path, extra: &[&str]) -> Vec<Value> {
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
+    let out = cli::tether(dir)
         .args(["run", "agent.yaml", "--json", "--yolo"])
         .args(extra)
         .args(["--exec", "go"])

@@ -6,6 +6,8 @@
 //! `fake_llm` is a scripted model server speaking each provider's streaming dialect, and
 //! `cassette` replays recorded provider transcripts; both capture what they were sent.
 //!
+//! `cli::tether` runs the binary in a test's own directory, home and config.
+//!
 //! `mcp` installs and starts the real MCP servers the MCP tests run against.
 //!
 //! `resources` reads this process's fds, threads, memory and descendants from `/proc`, for
@@ -13,6 +15,7 @@
 
 pub mod bins;
 pub mod cassette;
+pub mod cli;
 pub mod fake_llm;
 pub mod mcp;
 pub mod resources;
