@@ -1,4 +1,4 @@
-//! The command line (CLI.md is the contract). Declarative: exempt from the file-size rule.
+//! The command line (docs/cli.md is the contract). Declarative: exempt from the file-size rule.
 
 use std::path::PathBuf;
 

@@ -24,7 +24,7 @@ use clap::Parser;
 use crate::args::{Cli, Command, HooksCommand, McpCommand};
 use crate::common::UserError;
 
-/// Exit statuses (CLI.md).
+/// Exit statuses (docs/cli.md).
 pub(crate) mod status {
     pub(crate) const OK: u8 = 0;
     pub(crate) const USAGE: u8 = 1;

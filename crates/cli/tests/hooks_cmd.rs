@@ -1,4 +1,4 @@
-//! `tether hooks check` and `tether hooks fire` on the built binary (CLI.md contract).
+//! `tether hooks check` and `tether hooks fire` on the built binary (docs/cli.md contract).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 

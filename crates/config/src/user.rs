@@ -3,7 +3,7 @@
 //!
 //! ```yaml
 //! settings:
-//!   snapshot: true            # inject the `snapshot` builtin into every agent (X17)
+//!   snapshot: true            # inject the `snapshot` builtin into every agent (docs/design.md D17)
 //!   hooks:                    # global hooks, after each agent file's own
 //!     pre_tool_use:
 //!       - matcher: shell

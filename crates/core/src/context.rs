@@ -1,6 +1,6 @@
 //! What is sent on each model call (docs/design.md, Events): the invariant system messages, then the
 //! hook contexts — session (S, persisted), prompt (U), turn (T), then the next-call contexts of
-//! `post_tool_use` and `stop` (X3) — each as one system message, then the compaction summary,
+//! `post_tool_use` and `stop` (docs/design.md D3) — each as one system message, then the compaction summary,
 //! then the history.
 
 use tether_protocol::{Message, Role};

@@ -2,8 +2,8 @@
 //! and `tether hooks decide` use it, so they cannot disagree. It borrows only what it reads
 //! (the agent's hooks executor, the permission rules, the safety mode, the session's
 //! approvals) and returns a [`Verdict`]; acting on it (notices, `on_tool_approval_decision`,
-//! asking the user) is `approval`'s. The steps, in order (docs/design.md, "The approval
-//! ladder"):
+//! asking the user) is `approval`'s. The steps, in order (see docs/design.md,
+//! The approval ladder):
 //!
 //! 0. the arguments must be a JSON object with only keys the tool declares, none twice in
 //!    different case (a hook's rewrite is checked again), so that every later step and the

@@ -1,5 +1,5 @@
 //! One submission (a prompt, or a resumed conversation) run to its end, and the session
-//! lifecycle around it: `session_start` once per session (X1), `session_end` exactly once (X4).
+//! lifecycle around it: `session_start` once per session (docs/design.md D1), `session_end` exactly once (D4).
 
 use std::sync::Arc;
 
@@ -24,7 +24,7 @@ impl Runtime {
     }
 
     /// Fires `session_start` (`startup`, `resume`, `clear` or `compact`); its context replaces
-    /// the session's persisted context (X1).
+    /// the session's persisted context (docs/design.md D1).
     pub async fn start_session(
         &self,
         session: &mut Session,

@@ -24,7 +24,7 @@ pub struct Session {
     pub messages: Vec<Message>,
     /// Persisted. `session_start` context (docs/design.md D1), sent on every model call.
     pub session_context: String,
-    /// Transient. `post_tool_use` and `stop` contexts for the next model call (X3).
+    /// Transient. `post_tool_use` and `stop` contexts for the next model call (docs/design.md D3).
     pub pending_context: Vec<String>,
     /// Every tool call is approved (`--yolo`, or the user answered "all").
     pub tools_approved: bool,

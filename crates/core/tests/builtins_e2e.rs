@@ -377,7 +377,7 @@ async fn redact_secrets_keeps_a_secret_from_the_model_the_session_and_post_tool_
     assert_eq!(
         asked[1].arguments,
         json!({"cmd": "cat creds.env", "timeout": 30}),
-        "untouched arguments survive (X9)"
+        "untouched arguments survive (D9)"
     );
     let seen: Vec<Value> = inputs(&post)
         .iter()

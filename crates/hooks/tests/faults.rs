@@ -1,5 +1,5 @@
 //! Fault injection into the hooks engine with real processes: hooks that misbehave in every way
-//! docs/design.md ("Where we fix the reference") plans for. Each case asserts the specified verdict,
+//! docs/design.md, "Where we fix the reference", plans for. Each case asserts the specified verdict,
 //! and that this process holds no more file descriptors than before, that no process is left
 //! below it (orphans are adopted, so an escaped grandchild is seen) and that its peak memory
 //! grew by a bounded amount.

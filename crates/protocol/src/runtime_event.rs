@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::chat::Usage;
 
-/// One thing that happened. Serialized with a `type` tag (CLI.md `--json`).
+/// One thing that happened. Serialized with a `type` tag (docs/cli.md, `--json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RuntimeEvent {

@@ -23,11 +23,11 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use regex_automata::meta::Regex;
 use regex_automata::util::captures::Captures;
-use regex_automata::{Anchored, Input, PatternID};
-use regex_syntax::hir::{Hir, HirKind};
+use regex_automata::{Anchored, Input};
 
+use crate::assignment::assigned_value;
+use crate::compile::{CompiledRule, compile};
 use crate::keywords::{Hit, Keywords, LaneHits};
 use crate::value;
 use crate::{Anchor, Assignment, Finding, Rule, SecretsError, rules};
@@ -38,7 +38,7 @@ const LINE_LEAD: usize = 128;
 const WORD_LEAD: usize = 96;
 /// Longest lead (in characters) for which a windowed rule tries anchored matches instead of
 /// scanning a window.
-const MAX_TRIED_LEAD: usize = 16;
+pub(crate) const MAX_TRIED_LEAD: usize = 16;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| Engine::new(rules::RULES));
 
@@ -76,27 +76,6 @@ impl LazyRule {
             .as_ref()
             .ok()
     }
-}
-
-/// One rule, ready to run.
-#[derive(Debug)]
-struct CompiledRule {
-    rule: &'static Rule,
-    /// Position of `rule` in the table: lower wins ties between equal spans.
-    index: usize,
-    /// The pattern as written; anchored searches ask for an anchored match at a position of the
-    /// whole text, so assertions such as `^` still see what precedes it.
-    regex: Regex,
-    /// Index of the `secret` group, if the rule has one.
-    secret_group: Option<usize>,
-    /// Half-width of a keyword window (windowed rules only).
-    reach: usize,
-    /// For windowed rules whose matches start at most `max` and at least `min` characters before
-    /// a keyword occurrence (`min..=max`, `max` at most [`MAX_TRIED_LEAD`]): those positions are
-    /// tried instead of scanning a window.
-    lead: Option<(usize, usize)>,
-    /// Bytes every match starts with (anchored rules only; often empty).
-    prefix: Vec<u8>,
 }
 
 /// All compiled rules plus the keyword automaton that selects them.
@@ -440,118 +419,6 @@ fn add_window(state: &mut RuleState, text: &str, start: usize, end: usize, reach
     }
 }
 
-/// Where the name around a keyword occurrence ends and what follows it (see [`assigned_value`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Separator {
-    /// The separator (`:` or `=`) follows the name directly.
-    tight: bool,
-    /// After the separator (read as one byte, or as `:=` / `=>`) and blanks comes a quote or a
-    /// backslash.
-    quoted: bool,
-    /// After the one-byte separator and blanks comes something else.
-    unquoted: bool,
-    /// After the one-byte separator and blanks comes a line value (see [`is_line_value`]).
-    line_value: bool,
-}
-
-impl Separator {
-    fn allows(self, assignment: Assignment) -> bool {
-        match assignment {
-            Assignment::NotRequired | Assignment::Any => true,
-            Assignment::Tight => self.tight,
-            Assignment::Quoted => self.quoted,
-            Assignment::Unquoted => self.unquoted,
-            Assignment::LineValue => self.line_value,
-        }
-    }
-}
-
-/// The separator after the name around a keyword ending at `end`, if the name is followed by
-/// `:` or `=`: the rest of the name (`_key`, `_API_KEY`), then at most a few quotes,
-/// backslashes and blanks. A necessary condition for every assignment rule's match (and its
-/// flags for the narrower [`Assignment`]s), checked in a few bytes.
-fn assigned_value(text: &str, end: usize) -> Option<Separator> {
-    let bytes = text.as_bytes();
-    let name_end = bytes[end..]
-        .iter()
-        .take(64)
-        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
-        .map_or(bytes.len(), |n| end + n);
-    let at = name_end
-        + bytes[name_end..]
-            .iter()
-            .take(12)
-            .position(|b| !matches!(b, b'"' | b'\'' | b'\\' | b' ' | b'\t'))?;
-    let separator = bytes[at];
-    if !matches!(separator, b':' | b'=') {
-        return None;
-    }
-    // Where the value starts: the first byte after `from` that is not a blank.
-    let value_at = |from: usize| {
-        bytes
-            .get(from..)
-            .and_then(|rest| rest.iter().position(|b| !matches!(b, b' ' | b'\t')))
-            .map(|blanks| from + blanks)
-    };
-    let is_quote = |b: &u8| matches!(b, b'"' | b'\'' | b'`' | b'\\');
-    let first_at = value_at(at + 1);
-    let first = first_at.map(|i| &bytes[i]);
-    let long = matches!(
-        (separator, bytes.get(at + 1)),
-        (b':', Some(b'=')) | (b'=', Some(b'>'))
-    );
-    Some(Separator {
-        tight: at == name_end && separator == b'=',
-        quoted: first.is_some_and(is_quote)
-            || (long && value_at(at + 2).is_some_and(|i| is_quote(&bytes[i]))),
-        unquoted: first.is_some_and(|b| !is_quote(b)),
-        line_value: first_at.is_some_and(|i| is_line_value(&bytes[i..])),
-    })
-}
-
-/// Shortest and longest value of an [`Assignment::LineValue`] rule.
-const LINE_VALUE_LEN: (usize, usize) = (8, 256);
-
-/// Whether `value` starts with what [`Assignment::LineValue`] asks for: at least 8 bytes of
-/// visible ASCII other than quotes, backslashes, brackets and `<>,;&`, ending at a `#` or at the
-/// end of the line (blanks before it allowed). Values are at most 256 bytes, so only that many
-/// are read: on a long run, only a `#` inside can end the value.
-fn is_line_value(value: &[u8]) -> bool {
-    let (min, max) = LINE_VALUE_LEN;
-    let in_value = |b: &&u8| {
-        (0x21..=0x7E).contains(*b)
-            && !matches!(
-                b,
-                b'"' | b'\''
-                    | b'`'
-                    | b'\\'
-                    | b'<'
-                    | b'>'
-                    | b'('
-                    | b')'
-                    | b'{'
-                    | b'}'
-                    | b'['
-                    | b']'
-                    | b','
-                    | b';'
-                    | b'&'
-            )
-    };
-    let run = value.iter().take(max + 1).take_while(in_value).count();
-    if run < min {
-        return false;
-    }
-    if value[min..run].contains(&b'#') {
-        return true;
-    }
-    run <= max
-        && matches!(
-            value[run..].iter().find(|b| !matches!(b, b' ' | b'\t')),
-            None | Some(b'#' | b'\r' | b'\n')
-        )
-}
-
 /// Start of the line containing `at`, if it is at most [`LINE_LEAD`] bytes back.
 fn line_start(text: &str, at: usize) -> Option<usize> {
     let from = at.saturating_sub(LINE_LEAD);
@@ -669,174 +536,6 @@ fn scan(
             .map_or(1, char::len_utf8);
         at = end.max(found.start() + step);
     }
-}
-
-fn compile(rule: &'static Rule, index: usize) -> Result<CompiledRule, SecretsError> {
-    if rule.keywords.is_empty() {
-        return Err(SecretsError::NoKeywords { rule_id: rule.id });
-    }
-    let invalid = |source: regex::Error| SecretsError::InvalidPattern {
-        rule_id: rule.id,
-        source: Box::new(source),
-    };
-    let syntax_error = |err: &dyn std::fmt::Display| invalid(regex::Error::Syntax(err.to_string()));
-    let hir = regex_syntax::Parser::new()
-        .parse(rule.pattern)
-        .map_err(|err| syntax_error(&err))?;
-    let regex = Regex::builder()
-        .build_from_hir(&hir)
-        .map_err(|err| syntax_error(&err))?;
-    let (reach, lead, prefix) = if rule.anchor == Anchor::Window {
-        let reach = hir
-            .properties()
-            .maximum_len()
-            .or(rule.max_len)
-            .ok_or(SecretsError::UnboundedPattern { rule_id: rule.id })?;
-        let lead = lead(&hir, rule.keywords).filter(|&(_, max)| max <= MAX_TRIED_LEAD);
-        (reach, lead, Vec::new())
-    } else {
-        (0, None, literal_prefix(&hir))
-    };
-    let secret_group = regex.group_info().to_index(PatternID::ZERO, "secret");
-    Ok(CompiledRule {
-        rule,
-        index,
-        regex,
-        secret_group,
-        reach,
-        lead,
-        prefix,
-    })
-}
-
-/// How far before a keyword occurrence a match of `hir` starts (`(min, max)` characters), when
-/// every match is some text of bounded length followed by one of `keywords` (compared ASCII
-/// case-insensitively), or holds one inside a literal; `None` when that cannot be shown from the
-/// pattern. Counted in characters, not bytes: a boundary such as `[^0-9A-Za-z]` is one
-/// character, so there are two places to try (the keyword's start and one character before),
-/// not the five its one to four bytes would give.
-fn lead(hir: &Hir, keywords: &[&str]) -> Option<(usize, usize)> {
-    let mut items = Vec::new();
-    flatten(hir, &mut items);
-    let mut extractor = regex_syntax::hir::literal::Extractor::new();
-    extractor.kind(regex_syntax::hir::literal::ExtractKind::Prefix);
-    let (mut min, mut max) = (0, 0);
-    for (i, item) in items.iter().enumerate() {
-        let rest = Hir::concat(items[i..].iter().map(|h| (*h).clone()).collect());
-        let starts_with_keyword = extractor.extract(&rest).literals().is_some_and(|literals| {
-            !literals.is_empty()
-                && literals.iter().all(|literal| {
-                    keywords.iter().any(|keyword| {
-                        literal
-                            .as_bytes()
-                            .get(..keyword.len())
-                            .is_some_and(|head| head.eq_ignore_ascii_case(keyword.as_bytes()))
-                    })
-                })
-        });
-        if starts_with_keyword {
-            return Some((min, max));
-        }
-        // A keyword inside a literal (`-----BEGIN OPENSSH PRIVATE KEY-----`).
-        if let HirKind::Literal(literal) = item.kind()
-            && let Some(at) = keywords
-                .iter()
-                .filter_map(|keyword| find_ignore_ascii_case(&literal.0, keyword.as_bytes()))
-                .min()
-        {
-            let skipped = std::str::from_utf8(&literal.0[..at]).ok()?.chars().count();
-            return Some((min + skipped, max + skipped));
-        }
-        let (item_min, item_max) = char_len(item)?;
-        min += item_min;
-        max += item_max;
-    }
-    None
-}
-
-/// Where `needle` first occurs in `haystack`, ASCII case-insensitively.
-fn find_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() {
-        return None;
-    }
-    haystack
-        .windows(needle.len())
-        .position(|window| window.eq_ignore_ascii_case(needle))
-}
-
-/// How many characters a match of `hir` spans (`(min, max)`), when bounded.
-fn char_len(hir: &Hir) -> Option<(usize, usize)> {
-    match hir.kind() {
-        HirKind::Empty | HirKind::Look(_) => Some((0, 0)),
-        HirKind::Literal(literal) => {
-            let chars = std::str::from_utf8(&literal.0).ok()?.chars().count();
-            Some((chars, chars))
-        }
-        // A class matches one character (byte classes, allowed in UTF-8 patterns only for
-        // ASCII, one byte that is one character).
-        HirKind::Class(_) => Some((1, 1)),
-        HirKind::Repetition(repetition) => {
-            let (min, max) = char_len(&repetition.sub)?;
-            let times = |n: usize, count: u32| n.checked_mul(usize::try_from(count).ok()?);
-            Some((times(min, repetition.min)?, times(max, repetition.max?)?))
-        }
-        HirKind::Capture(capture) => char_len(&capture.sub),
-        HirKind::Concat(items) => {
-            items
-                .iter()
-                .try_fold((0, 0), |(min, max): (usize, usize), item| {
-                    let (item_min, item_max) = char_len(item)?;
-                    Some((min.checked_add(item_min)?, max.checked_add(item_max)?))
-                })
-        }
-        HirKind::Alternation(alternatives) => {
-            alternatives.iter().try_fold(None, |bounds, alternative| {
-                let (min, max) = char_len(alternative)?;
-                Some(Some(
-                    bounds.map_or((min, max), |(lo, hi): (usize, usize)| {
-                        (lo.min(min), hi.max(max))
-                    }),
-                ))
-            })?
-        }
-    }
-}
-
-/// The items of `hir` read in sequence: nested concatenations and groups are opened.
-fn flatten<'h>(hir: &'h Hir, out: &mut Vec<&'h Hir>) {
-    match hir.kind() {
-        HirKind::Concat(items) => items.iter().for_each(|item| flatten(item, out)),
-        HirKind::Capture(capture) => flatten(&capture.sub, out),
-        HirKind::Empty
-        | HirKind::Literal(_)
-        | HirKind::Class(_)
-        | HirKind::Look(_)
-        | HirKind::Repetition(_)
-        | HirKind::Alternation(_) => out.push(hir),
-    }
-}
-
-/// The longest byte string every match of `hir` starts with (empty if none is known).
-fn literal_prefix(hir: &Hir) -> Vec<u8> {
-    let seq = regex_syntax::hir::literal::Extractor::new().extract(hir);
-    let Some(literals) = seq.literals() else {
-        return Vec::new();
-    };
-    let mut iter = literals
-        .iter()
-        .map(regex_syntax::hir::literal::Literal::as_bytes);
-    let Some(first) = iter.next() else {
-        return Vec::new();
-    };
-    iter.fold(first.to_vec(), |mut common, literal| {
-        let shared = common
-            .iter()
-            .zip(literal)
-            .take_while(|(a, b)| a == b)
-            .count();
-        common.truncate(shared);
-        common
-    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@ use std::fs;
 use pretty_assertions::assert_eq;
 
 use super::*;
+use crate::assignment::is_line_value;
+use crate::compile::{lead, literal_prefix};
 
 #[path = "../tests/support/cases.rs"]
 #[expect(dead_code, reason = "shared corpus; this module uses only part of it")]

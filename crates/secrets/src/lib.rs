@@ -13,6 +13,8 @@
 //!   stays readable. Overlapping findings merge into one span; the marker itself never matches,
 //!   so redaction is idempotent.
 
+mod assignment;
+mod compile;
 mod engine;
 mod error;
 mod keywords;

@@ -30,7 +30,7 @@ pub struct NewSession {
 pub struct SessionUpdate {
     /// The agent now running the session (after a handoff).
     pub agent: Option<String>,
-    /// The persisted `session_start` context (X1): a later one replaces the earlier one.
+    /// The persisted `session_start` context (docs/design.md D1): a later one replaces the earlier one.
     pub session_context: Option<Option<String>>,
     /// The summary of the latest compaction.
     pub summary: Option<Option<String>>,

@@ -1,5 +1,5 @@
 //! `tether hooks check AGENT.yaml`: validate, then list the effective hooks per event in
-//! dispatch order with where each came from (CLI.md).
+//! dispatch order with where each came from (docs/cli.md).
 
 use std::path::Path;
 use std::sync::Arc;

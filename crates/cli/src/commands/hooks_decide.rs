@@ -1,4 +1,4 @@
-//! `tether hooks decide AGENT.yaml --tool NAME`: the approval ladder as a dry run (CLI.md).
+//! `tether hooks decide AGENT.yaml --tool NAME`: the approval ladder as a dry run (docs/cli.md).
 //! It is the runtime's own ladder (`Runtime::decide`), so its answer is the one a real call
 //! gets.
 

@@ -1,4 +1,4 @@
-//! `tether hooks fire EVENT`: one dispatch, no model, the aggregate as JSON (CLI.md).
+//! `tether hooks fire EVENT`: one dispatch, no model, the aggregate as JSON (docs/cli.md).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -1,4 +1,4 @@
-//! `tether mcp list` and `tether mcp call`: an agent's MCP servers without a model (CLI.md).
+//! `tether mcp list` and `tether mcp call`: an agent's MCP servers without a model (docs/cli.md).
 
 use std::collections::BTreeMap;
 use std::io::Write;

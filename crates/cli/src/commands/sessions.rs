@@ -1,4 +1,4 @@
-//! `tether sessions list | show ID | rm ID` (CLI.md).
+//! `tether sessions list | show ID | rm ID` (docs/cli.md).
 
 use serde_json::json;
 use tether_protocol::{Message, Role};

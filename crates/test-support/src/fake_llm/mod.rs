@@ -268,7 +268,7 @@ impl FakeLlm {
     }
 
     /// The base URL as each vendor SDK expects it: with `/v1` for OpenAI, without for
-    /// Anthropic and Gemini (CLI.md).
+    /// Anthropic and Gemini (docs/cli.md).
     pub fn base_url_for(&self, dialect: Dialect) -> String {
         match dialect {
             Dialect::OpenAiChat | Dialect::OpenAiResponses => format!("{}/v1", self.base_url()),
