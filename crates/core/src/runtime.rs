@@ -60,8 +60,9 @@ pub struct Shared {
     pub(crate) mcp_notified: Notified,
     /// What setup skipped (malformed skills), for the user to see.
     pub(crate) warnings: Vec<String>,
-    /// `background_agents` tasks.
+    /// Which sessions run for a background task (their events feed its output).
     pub(crate) background: TaskRouter,
+    /// The pots' limits; what each session spent is its own.
     pub(crate) budgets: Budgets,
 }
 
