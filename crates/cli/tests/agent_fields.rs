@@ -2,8 +2,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
-use assert_cmd::Command;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 #[test]
 fn max_tool_result_tokens_cuts_the_middle_of_long_results() {
@@ -19,12 +19,7 @@ fn max_tool_result_tokens_cuts_the_middle_of_long_results() {
         "agents:\n  root:\n    model: script/s.yaml\n    max_tool_result_tokens: 25\n    toolsets: [{type: shell}]\n",
     )
     .unwrap();
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(d)
-        .env("TETHER_HOME", d.join(".tether"))
-        .env("XDG_CONFIG_HOME", d.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(d)
         .args(["run", "agent.yaml", "--yolo", "--exec", "Run: seq 1 1000"])
         .output()
         .unwrap();
@@ -62,12 +57,7 @@ fn add_description_parameter_gives_every_tool_a_why_that_hooks_see_and_tools_do_
         ),
     )
     .unwrap();
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(d)
-        .env("TETHER_HOME", d.join(".tether"))
-        .env("XDG_CONFIG_HOME", d.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(d)
         .env("OPENAI_API_KEY", "k")
         .args(["run", "agent.yaml", "--yolo", "--exec", "hi"])
         .output()
@@ -122,12 +112,7 @@ fn compaction_model_writes_the_summary() {
     )
     .unwrap();
         for args in [&["--exec", "hi"][..], &["--resume", "--exec", "go"][..]] {
-            let out = Command::cargo_bin("tether")
-                .unwrap()
-                .current_dir(d)
-                .env("TETHER_HOME", d.join(".tether"))
-                .env("XDG_CONFIG_HOME", d.join(".config"))
-                .env("SHELL", "/bin/bash")
+            let out = cli::tether(d)
                 .args(["run", "agent.yaml"])
                 .args(args)
                 .output()
@@ -153,12 +138,7 @@ fn fake_agent(d: &std::path::Path, base_url: &str, fields: &str) {
 }
 
 fn run_yolo(d: &std::path::Path, prompt: &str) -> String {
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(d)
-        .env("TETHER_HOME", d.join(".tether"))
-        .env("XDG_CONFIG_HOME", d.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(d)
         .env("OPENAI_API_KEY", "k")
         .args(["run", "agent.yaml", "--yolo", "--exec", prompt])
         .output()
@@ -302,12 +282,7 @@ fn runtime_safety_is_the_default_an_agent_or_the_user_can_override() {
             format!("runtime: {{safety: restricted}}\nagents:\n  root:\n    model: script/s.yaml\n{agent_safety}    toolsets: [{{type: shell}}]\n"),
         )
         .unwrap();
-        let out = Command::cargo_bin("tether")
-            .unwrap()
-            .current_dir(d)
-            .env("TETHER_HOME", d.join(".tether"))
-            .env("XDG_CONFIG_HOME", d.join(".config"))
-            .env("SHELL", "/bin/bash")
+        let out = cli::tether(d)
             .args(["run", "agent.yaml", "--exec", "go"])
             .output()
             .unwrap();

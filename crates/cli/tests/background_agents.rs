@@ -8,17 +8,12 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 fn run(dir: &Path) -> (i32, String, String) {
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(dir)
         .args(["run", "agent.yaml", "--exec", "go"])
         .write_stdin("")
         .output()

@@ -6,6 +6,7 @@
 
 use assert_cmd::Command;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 #[test]
 fn a_shared_budget_spent_by_a_sub_agent_stops_its_caller() {
@@ -26,12 +27,7 @@ fn a_shared_budget_spent_by_a_sub_agent_stops_its_caller() {
         "budgets:\n  team: {max_tokens: 1000}\nagents:\n  root:\n    model: script/root.yaml\n    sub_agents: [helper]\n    budgets: [team]\n    hooks:\n      on_error:\n        - {type: command, command: \"jq -r .notification_message >> errors.log\"}\n  helper:\n    model: script/helper.yaml\n    budgets: [team]\n",
     )
     .unwrap();
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(d)
-        .env("TETHER_HOME", d.join(".tether"))
-        .env("XDG_CONFIG_HOME", d.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(d)
         .args(["run", "agent.yaml", "--yolo", "--exec", "go"])
         .output()
         .unwrap();

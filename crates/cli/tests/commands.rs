@@ -5,6 +5,7 @@
 
 use assert_cmd::Command;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 const AGENT: &str = r#"agents:
   root:
@@ -25,12 +26,8 @@ const AGENT: &str = r#"agents:
 "#;
 
 fn run(dir: &std::path::Path, args: &[&str], env: &[(&str, &str)], stdin: &str) -> String {
-    let mut cmd = Command::cargo_bin("tether").unwrap();
-    cmd.current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash")
-        .env_remove("WHO")
+    let mut cmd = cli::tether(dir);
+    cmd.env_remove("WHO")
         .args(["run", "agent.yaml", "--exec"])
         .args(args)
         .write_stdin(stdin);

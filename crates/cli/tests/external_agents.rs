@@ -9,7 +9,6 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use assert_cmd::Command;
 use axum::Router;
 use axum::extract::{Path as UrlPath, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -17,6 +16,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::json;
 use tempfile::TempDir;
+use tether_test_support::cli;
 
 #[derive(Clone)]
 struct Registry {
@@ -160,12 +160,7 @@ fn serve(
 }
 
 fn run(dir: &Path) -> (i32, String, String) {
-    let out = Command::cargo_bin("tether")
-        .unwrap()
-        .current_dir(dir)
-        .env("TETHER_HOME", dir.join(".tether"))
-        .env("XDG_CONFIG_HOME", dir.join(".config"))
-        .env("SHELL", "/bin/bash")
+    let out = cli::tether(dir)
         .args(["run", "agent.yaml", "--exec", "go", "--yolo"])
         .write_stdin("")
         .output()
