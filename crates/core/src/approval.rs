@@ -128,7 +128,8 @@ impl Runtime {
             }
             Decision::Ask if session.background => {
                 // Nobody watches a background task to answer the question.
-                self.decided(agent, base, tool, "deny", "background_agent").await;
+                self.decided(agent, base, tool, "deny", "background_agent")
+                    .await;
                 return Approval::Synthesised(format!(
                     "Tool '{}' needs the user's confirmation, which a background task cannot ask for.",
                     call.function.name
@@ -161,7 +162,8 @@ impl Runtime {
         };
         match answer {
             Confirmation::Yes => {
-                self.decided(agent, base, tool, "allow", "user_approved").await;
+                self.decided(agent, base, tool, "allow", "user_approved")
+                    .await;
                 Approval::Run(v.arguments)
             }
             Confirmation::All => {
@@ -171,7 +173,8 @@ impl Runtime {
                 Approval::Run(v.arguments)
             }
             Confirmation::No { reason } => {
-                self.decided(agent, base, tool, "deny", "user_rejected").await;
+                self.decided(agent, base, tool, "deny", "user_rejected")
+                    .await;
                 Approval::Synthesised(with_reason(
                     "The user rejected the tool call.",
                     reason.as_deref().unwrap_or(""),

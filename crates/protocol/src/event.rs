@@ -635,7 +635,10 @@ pub static EVENTS: [EventInfo; HookEvent::COUNT] = [
 const _: () = {
     let mut i = 0;
     while i < HookEvent::COUNT {
-        assert!(EVENTS[i].event as usize == i, "EVENTS rows must follow the variant order");
+        assert!(
+            EVENTS[i].event as usize == i,
+            "EVENTS rows must follow the variant order"
+        );
         i += 1;
     }
 };
@@ -813,7 +816,9 @@ mod tests {
         for e in chained {
             assert!(matches!(
                 e.specific_output(),
-                SpecificOutput::Messages | SpecificOutput::ToolResponse | SpecificOutput::InputRewrite
+                SpecificOutput::Messages
+                    | SpecificOutput::ToolResponse
+                    | SpecificOutput::InputRewrite
             ));
         }
     }
@@ -825,7 +830,11 @@ mod tests {
         for e in HookEvent::ALL {
             let documented: BTreeSet<String> =
                 e.input_fields().iter().map(|f| (*f).to_owned()).collect();
-            assert_eq!(documented.len(), e.input_fields().len(), "{e}: a field twice");
+            assert_eq!(
+                documented.len(),
+                e.input_fields().len(),
+                "{e}: a field twice"
+            );
             let sent = sent_fields(&sample(e.info().input));
             assert_eq!(documented, sent, "{e}");
         }
