@@ -5,11 +5,14 @@
 
 use serde_json::{Map, Value};
 use tether_hooks::HookResult;
-use tether_protocol::{Decision, HookEvent, HookInput, RuntimeEvent, ToolCall};
+use tether_protocol::{
+    ApprovalDecisionPayload, CommonInput, Decision, HookEvent, Payload, RuntimeEvent, ToolCall,
+    ToolCallPayload,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
-use crate::calls::{Target, tool_input};
+use crate::calls::{Target, tool_call};
 use crate::interaction::{Confirmation, ConfirmationRequest};
 use crate::ladder::{Ladder, Report, Verdict, with_reason};
 use crate::runtime::Runtime;
@@ -32,7 +35,7 @@ impl Runtime {
         &'a self,
         agent: &'a AgentRuntime,
         session: &'a Session,
-        base: &'a HookInput,
+        base: &'a CommonInput,
         report: Report<'a>,
         cancel: &'a CancellationToken,
     ) -> Ladder<'a> {
@@ -53,14 +56,18 @@ impl Runtime {
     async fn decided(
         &self,
         agent: &AgentRuntime,
-        mut input: HookInput,
+        common: CommonInput,
+        call: ToolCallPayload,
         decision: &str,
         source: &str,
     ) {
-        decision.clone_into(&mut input.approval_decision);
-        source.clone_into(&mut input.approval_source);
-        input.tool_category.clear();
-        let session_id = input.session_id.clone();
+        let session_id = common.session_id.clone();
+        let input = ApprovalDecisionPayload {
+            call,
+            approval_decision: decision.to_owned(),
+            approval_source: source.to_owned(),
+        }
+        .into_input(common);
         self.fire(
             agent,
             &session_id,
@@ -109,19 +116,20 @@ impl Runtime {
                 },
             );
         }
-        let input = tool_input(&base, call, target, &v.arguments);
+        let tool = tool_call(call, target, &v.arguments);
         match v.decision {
             Decision::Allow => {
-                self.decided(agent, input, "allow", v.source).await;
+                self.decided(agent, base, tool, "allow", v.source).await;
                 return Approval::Run(v.arguments);
             }
             Decision::Deny => {
-                self.decided(agent, input, "deny", v.source).await;
+                self.decided(agent, base, tool, "deny", v.source).await;
                 return Approval::Synthesised(v.denial);
             }
             Decision::Ask if session.background => {
                 // Nobody watches a background task to answer the question.
-                self.decided(agent, input, "deny", "background_agent").await;
+                self.decided(agent, base, tool, "deny", "background_agent")
+                    .await;
                 return Approval::Synthesised(format!(
                     "Tool '{}' needs the user's confirmation, which a background task cannot ask for.",
                     call.function.name
@@ -154,24 +162,26 @@ impl Runtime {
         };
         match answer {
             Confirmation::Yes => {
-                self.decided(agent, input, "allow", "user_approved").await;
+                self.decided(agent, base, tool, "allow", "user_approved")
+                    .await;
                 Approval::Run(v.arguments)
             }
             Confirmation::All => {
                 session.tools_approved = true;
-                self.decided(agent, input, "allow", "user_approved_session")
+                self.decided(agent, base, tool, "allow", "user_approved_session")
                     .await;
                 Approval::Run(v.arguments)
             }
             Confirmation::No { reason } => {
-                self.decided(agent, input, "deny", "user_rejected").await;
+                self.decided(agent, base, tool, "deny", "user_rejected")
+                    .await;
                 Approval::Synthesised(with_reason(
                     "The user rejected the tool call.",
                     reason.as_deref().unwrap_or(""),
                 ))
             }
             Confirmation::Cancelled => {
-                self.decided(agent, input, "canceled", "context_canceled")
+                self.decided(agent, base, tool, "canceled", "context_canceled")
                     .await;
                 Approval::Cancelled
             }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
-use tether_protocol::{HookEvent, Message};
+use tether_protocol::{HookEvent, Message, Payload, SubagentPayload};
 use tether_tools::ToolResult;
 use tokio_util::sync::CancellationToken;
 
@@ -98,10 +98,13 @@ impl Runtime {
             StopReason::Normal | StopReason::MaxIterations { .. } => child.last_assistant_message(),
             _ => String::new(),
         };
-        let mut input = self.input(&caller, &child.id);
-        task.agent.clone_into(&mut input.agent_name);
-        input.parent_session_id.clone_from(&task.owner);
-        input.stop_response.clone_from(&answer);
+        let mut common = self.input(&caller, &child.id);
+        task.agent.clone_into(&mut common.agent_name);
+        let input = SubagentPayload {
+            parent_session_id: task.owner.clone(),
+            stop_response: answer.clone(),
+        }
+        .into_input(common);
         self.fire(
             &caller,
             &child.id,

@@ -2,7 +2,7 @@
 //! approval ladder and the hooks see it), and its arguments.
 
 use serde_json::{Map, Value};
-use tether_protocol::{HookInput, ToolCall};
+use tether_protocol::{ToolCall, ToolCallPayload};
 use tether_tools::ToolDefinition;
 
 pub(crate) const CANCELED_BY_USER: &str = "The tool call was canceled by the user.";
@@ -33,18 +33,17 @@ pub(crate) fn arguments(call: &ToolCall) -> Map<String, Value> {
     }
 }
 
-/// The Input of a hook about a call: `base` (session, cwd, agent) with the call.
-pub(crate) fn tool_input(
-    base: &HookInput,
+/// The payload of every hook about a call: the tool it names and its arguments.
+pub(crate) fn tool_call(
     call: &ToolCall,
     target: Target<'_>,
     args: &Map<String, Value>,
-) -> HookInput {
-    let mut input = base.clone();
-    target.def.category.clone_into(&mut input.tool_category);
-    target.qualified.clone_into(&mut input.tool_qualified_name);
-    input.tool_name.clone_from(&call.function.name);
-    input.tool_use_id.clone_from(&call.id);
-    input.tool_input = (!args.is_empty()).then(|| args.clone());
-    input
+) -> ToolCallPayload {
+    ToolCallPayload {
+        tool_category: target.def.category.to_owned(),
+        tool_name: call.function.name.clone(),
+        tool_qualified_name: target.qualified.to_owned(),
+        tool_use_id: call.id.clone(),
+        tool_input: args.clone(),
+    }
 }

@@ -5,7 +5,10 @@
 //! `session_start` fires again with `source: compact`.
 
 use tether_hooks::events::{BeforeCompactionOutcome, Flow};
-use tether_protocol::{HookEvent, Message, Role, RuntimeEvent};
+use tether_protocol::{
+    CompactedPayload, CompactionPayload, HookEvent, Message, Payload, Role, RuntimeEvent,
+    SourcePayload,
+};
 use tether_providers::{ChatRequest, complete};
 use tokio_util::sync::CancellationToken;
 
@@ -122,8 +125,10 @@ impl Runtime {
         };
         let limit = agent.model.context_window().unwrap_or(0);
 
-        let mut input = self.input(&agent, &session.id);
-        why.source().clone_into(&mut input.source);
+        let input = SourcePayload {
+            source: why.source().to_owned(),
+        }
+        .into_input(self.input(&agent, &session.id));
         let pre = self
             .fire(&agent, &session.id, HookEvent::PreCompact, input, cancel)
             .await;
@@ -140,17 +145,19 @@ impl Runtime {
         }
 
         let tokens = (session.input_tokens, session.output_tokens);
-        let mut input = self.input(&agent, &session.id);
-        input.input_tokens = i64::try_from(tokens.0).unwrap_or(i64::MAX);
-        input.output_tokens = i64::try_from(tokens.1).unwrap_or(i64::MAX);
-        input.context_limit = i64::try_from(limit).unwrap_or(0);
-        why.reason().clone_into(&mut input.compaction_reason);
+        let common = self.input(&agent, &session.id);
+        let compaction = CompactionPayload {
+            input_tokens: i64::try_from(tokens.0).unwrap_or(i64::MAX),
+            output_tokens: i64::try_from(tokens.1).unwrap_or(i64::MAX),
+            context_limit: i64::try_from(limit).unwrap_or(0),
+            compaction_reason: why.reason().to_owned(),
+        };
         let before = BeforeCompactionOutcome::from(
             self.fire(
                 &agent,
                 &session.id,
                 HookEvent::BeforeCompaction,
-                input.clone(),
+                compaction.clone().into_input(common.clone()),
                 cancel,
             )
             .await,
@@ -208,7 +215,11 @@ impl Runtime {
             },
         );
 
-        input.summary = summary;
+        let input = CompactedPayload {
+            compaction,
+            summary,
+        }
+        .into_input(common);
         self.fire(
             &agent,
             &session.id,

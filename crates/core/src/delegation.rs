@@ -7,7 +7,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use serde_json::{Map, Value};
-use tether_protocol::{HookEvent, Message, RuntimeEvent};
+use tether_protocol::{
+    AgentSwitchPayload, HookEvent, Message, Payload, RuntimeEvent, SubagentPayload,
+};
 use tether_tools::ToolResult;
 use tokio_util::sync::CancellationToken;
 
@@ -51,11 +53,13 @@ impl Runtime {
         to: &str,
         kind: &str,
     ) {
-        let mut input = self.input(executor_of, session_id);
-        input.from_agent.clone_from(&from.name);
-        to.clone_into(&mut input.to_agent);
-        kind.clone_into(&mut input.agent_switch_kind);
-        input.from_agent_models = from.model_refs();
+        let input = AgentSwitchPayload {
+            from_agent: from.name.clone(),
+            to_agent: to.to_owned(),
+            agent_switch_kind: kind.to_owned(),
+            from_agent_models: from.model_refs(),
+        }
+        .into_input(self.input(executor_of, session_id));
         self.fire(
             executor_of,
             session_id,
@@ -152,10 +156,13 @@ impl Runtime {
             StopReason::Normal | StopReason::MaxIterations { .. } => child.last_assistant_message(),
             _ => String::new(),
         };
-        let mut input = self.input(caller, &child.id);
-        child_agent.name.clone_into(&mut input.agent_name);
-        input.parent_session_id.clone_from(&parent.id);
-        input.stop_response.clone_from(&answer);
+        let mut common = self.input(caller, &child.id);
+        child_agent.name.clone_into(&mut common.agent_name);
+        let input = SubagentPayload {
+            parent_session_id: parent.id.clone(),
+            stop_response: answer.clone(),
+        }
+        .into_input(common);
         self.fire(
             caller,
             &child.id,

@@ -4,7 +4,7 @@
 
 use tether_config::HookKind;
 use tether_hooks::HookResult;
-use tether_protocol::{HookEvent, Lane};
+use tether_protocol::{HookEvent, Lane, Payload, PromptFilePayload, SkillPayload};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
@@ -49,9 +49,11 @@ impl Runtime {
             let Ok(content) = std::fs::read_to_string(&path) else {
                 continue;
             };
-            let mut input = self.input(agent, session_id);
-            input.prompt_file = path.display().to_string();
-            input.prompt_file_content = content;
+            let input = PromptFilePayload {
+                prompt_file: path.display().to_string(),
+                prompt_file_content: content,
+            }
+            .into_input(self.input(agent, session_id));
             let r = self
                 .fire(agent, session_id, HookEvent::PromptFileGuard, input, cancel)
                 .await;
@@ -81,9 +83,11 @@ impl Runtime {
         {
             return Ok(());
         }
-        let mut input = self.input(agent, session_id);
-        name.clone_into(&mut input.skill_name);
-        content.clone_into(&mut input.skill_content);
+        let input = SkillPayload {
+            skill_name: name.to_owned(),
+            skill_content: content.to_owned(),
+        }
+        .into_input(self.input(agent, session_id));
         let r = self
             .fire(
                 agent,

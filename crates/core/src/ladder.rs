@@ -29,10 +29,10 @@ use serde_json::{Map, Value};
 use tether_config::{PermissionPattern, Permissions, Safety};
 use tether_hooks::events::{PermissionRequestOutcome, PreToolUseOutcome};
 use tether_hooks::{Executor, HookResult};
-use tether_protocol::{Decision, HookEvent, HookInput, Lane, ToolCall};
+use tether_protocol::{CommonInput, Decision, HookEvent, Lane, Payload, ToolCall};
 use tokio_util::sync::CancellationToken;
 
-use crate::calls::{Target, tool_input};
+use crate::calls::{Target, tool_call};
 
 /// The `approval_source` of a call whose arguments do not fit the tool.
 const INVALID_ARGUMENTS: &str = "invalid_arguments";
@@ -126,7 +126,7 @@ pub(crate) struct Ladder<'a> {
     /// Arguments the runtime adds to every tool's (`add_description_parameter`).
     pub(crate) extra: &'static [&'static str],
     /// The Input each hook of the ladder starts from (session, cwd, agent).
-    pub(crate) base: &'a HookInput,
+    pub(crate) base: &'a CommonInput,
     pub(crate) report: Report<'a>,
     pub(crate) cancel: &'a CancellationToken,
 }
@@ -205,7 +205,7 @@ impl Ladder<'_> {
         target: Target<'_>,
         v: &mut Verdict,
     ) -> HookResult {
-        let input = tool_input(self.base, call, target, &v.arguments);
+        let input = tool_call(call, target, &v.arguments).into_input(self.base.clone());
         let r = self
             .executor
             .dispatch(event, lane, input, self.cancel)

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use tether_hooks::events::{Flow, SubmitOutcome};
-use tether_protocol::{HookEvent, HookInput, Message, RuntimeEvent};
+use tether_protocol::{
+    BarePayload, HookEvent, HookInput, Message, NotificationPayload, Payload, PromptPayload,
+    ReasonPayload, ResumePayload, RuntimeEvent, SourcePayload, SteeringPayload,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
@@ -42,8 +45,10 @@ impl Runtime {
                 model: agent.model_id.clone(),
             },
         );
-        let mut input = self.input(&agent, &session.id);
-        source.clone_into(&mut input.source);
+        let input = SourcePayload {
+            source: source.to_owned(),
+        }
+        .into_input(self.input(&agent, &session.id));
         let r = self
             .fire(&agent, &session.id, HookEvent::SessionStart, input, cancel)
             .await;
@@ -56,8 +61,10 @@ impl Runtime {
         // Its background tasks end first, their own session_end hooks included.
         self.stop_background(session).await;
         if let Ok(agent) = self.current(session) {
-            let mut input = self.input(&agent, &session.id);
-            reason.clone_into(&mut input.reason);
+            let input = ReasonPayload {
+                reason: reason.to_owned(),
+            }
+            .into_input(self.input(&agent, &session.id));
             self.fire(
                 &agent,
                 &session.id,
@@ -90,7 +97,7 @@ impl Runtime {
     /// Fires `on_user_input`: the agent waits for the user.
     pub async fn waiting_for_user(&self, session: &Session, cancel: &CancellationToken) {
         if let Ok(agent) = self.current(session) {
-            let input = self.input(&agent, &session.id);
+            let input = BarePayload.into_input(self.input(&agent, &session.id));
             self.fire(&agent, &session.id, HookEvent::OnUserInput, input, cancel)
                 .await;
         }
@@ -105,9 +112,11 @@ impl Runtime {
         message: &str,
     ) {
         let cancel = CancellationToken::new();
-        let mut input = self.input(agent, session_id);
-        level.clone_into(&mut input.notification_level);
-        message.clone_into(&mut input.notification_message);
+        let input = NotificationPayload {
+            notification_level: level.to_owned(),
+            notification_message: message.to_owned(),
+        }
+        .into_input(self.input(agent, session_id));
         self.fire(
             agent,
             session_id,
@@ -242,9 +251,8 @@ impl Runtime {
         };
         if let Some(text) = prompt {
             self.record_user(session, &text);
-            let mut input = self.input(&agent, &session.id);
             let answer = agent.cache.as_ref().and_then(|c| c.get(&text));
-            input.prompt = text;
+            let input = PromptPayload { prompt: text }.into_input(self.input(&agent, &session.id));
             if let Err(reason) = self
                 .submit(
                     &agent,
@@ -274,8 +282,10 @@ impl Runtime {
             // A new activation: its before_agent_run hook may route the run elsewhere.
             if activated != agent.name {
                 agent.name.clone_into(&mut activated);
-                let mut input = self.input(&agent, &session.id);
-                input.prompt = session.last_user_message();
+                let input = PromptPayload {
+                    prompt: session.last_user_message(),
+                }
+                .into_input(self.input(&agent, &session.id));
                 match self
                     .route(&agent, session, HookEvent::BeforeAgentRun, input, cancel)
                     .await
@@ -355,8 +365,10 @@ impl Runtime {
                 &agent.budget_pots,
                 started.elapsed(),
             );
-            let mut input = self.input(&agent, &session.id);
-            turn_end.clone_into(&mut input.reason);
+            let input = ReasonPayload {
+                reason: turn_end.to_owned(),
+            }
+            .into_input(self.input(&agent, &session.id));
             self.fire(
                 &agent,
                 &session.id,
@@ -404,9 +416,11 @@ impl Runtime {
         };
         if resume && !cancel.is_cancelled() {
             let new_max = state.iterations + 10;
-            let mut input = self.input(agent, &session.id);
-            input.previous_max_iterations = i64::from(limit);
-            input.new_max_iterations = i64::from(new_max);
+            let input = ResumePayload {
+                previous_max_iterations: i64::from(limit),
+                new_max_iterations: i64::from(new_max),
+            }
+            .into_input(self.input(agent, &session.id));
             self.fire(
                 agent,
                 &session.id,
@@ -487,8 +501,10 @@ impl Runtime {
         for text in &drained {
             self.record_user(session, text);
         }
-        let mut input = self.input(agent, &session.id);
-        input.steering_messages = drained;
+        let input = SteeringPayload {
+            steering_messages: drained,
+        }
+        .into_input(self.input(agent, &session.id));
         self.submit(
             agent,
             &session.id,
@@ -517,8 +533,7 @@ impl Runtime {
             return Ok(false);
         };
         self.record_user(session, &text);
-        let mut input = self.input(agent, &session.id);
-        input.prompt = text;
+        let input = PromptPayload { prompt: text }.into_input(self.input(agent, &session.id));
         self.submit(
             agent,
             &session.id,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tether_config::Permissions;
 use tether_hooks::HookResult;
-use tether_protocol::{HookEvent, HookInput, Lane, RuntimeEvent};
+use tether_protocol::{CommonInput, HookEvent, HookInput, Lane, RuntimeEvent};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
@@ -91,13 +91,12 @@ impl Runtime {
         }
     }
 
-    /// Fills the common Input fields.
-    pub(crate) fn input(&self, agent: &AgentRuntime, session_id: &str) -> HookInput {
-        HookInput {
+    /// The common Input fields; an event's payload completes the Input.
+    pub(crate) fn input(&self, agent: &AgentRuntime, session_id: &str) -> CommonInput {
+        CommonInput {
             session_id: session_id.to_owned(),
             cwd: self.working_dir.display().to_string(),
             agent_name: agent.name.clone(),
-            ..HookInput::default()
         }
     }
 

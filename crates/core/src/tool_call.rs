@@ -8,13 +8,15 @@
 use serde_json::{Map, Value};
 use tether_config::CommandPart;
 use tether_hooks::events::{Flow, PostToolUseOutcome, TransformOutcome};
-use tether_protocol::{HookEvent, HookInput, Lane, Message, RuntimeEvent, ToolCall};
+use tether_protocol::{
+    CommonInput, HookEvent, Lane, Message, Payload, RuntimeEvent, ToolCall, ToolResultPayload,
+};
 use tether_tools::{ToolContext, ToolDefinition, ToolResult};
 use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::approval::Approval;
-use crate::calls::{CANCELED_BY_USER, Origin, Target, arguments, tool_input};
+use crate::calls::{CANCELED_BY_USER, Origin, Target, arguments, tool_call};
 use crate::mcp::CallProgress;
 use crate::runtime::Runtime;
 use crate::session::Session;
@@ -316,8 +318,8 @@ impl Runtime {
     async fn transform_response(
         &self,
         agent: &AgentRuntime,
-        session_id: &str,
-        input: &HookInput,
+        common: &CommonInput,
+        result: &ToolResultPayload,
         content: String,
         synthesised: bool,
     ) -> String {
@@ -327,13 +329,16 @@ impl Runtime {
         {
             return content;
         }
-        let mut transform = input.clone();
-        transform.tool_response = Some(content.clone());
-        transform.tool_error = synthesised;
+        let transform = ToolResultPayload {
+            tool_response: content.clone(),
+            tool_error: synthesised,
+            ..result.clone()
+        }
+        .into_input(common.clone());
         TransformOutcome::from(
             self.fire(
                 agent,
-                session_id,
+                &common.session_id,
                 HookEvent::ToolResponseTransform,
                 transform,
                 &CancellationToken::new(),
@@ -410,16 +415,20 @@ impl Runtime {
             origin,
             cancel,
         } = at;
-        let mut input = tool_input(&self.input(agent, &session.id), call, target, args);
+        let common = self.input(agent, &session.id);
+        let mut about = ToolResultPayload {
+            call: tool_call(call, target, args),
+            ..ToolResultPayload::default()
+        };
         if let Some(file) = &result.spool {
-            input.tool_response_file = Some(file.clone());
+            about.tool_response_file = Some(file.clone());
             session.spool_files.push(file.clone());
         }
         let mut content = self
             .transform_response(
                 agent,
-                &session.id,
-                &input,
+                &common,
+                &about,
                 result.content,
                 kind == Kind::Synthesised,
             )
@@ -456,8 +465,9 @@ impl Runtime {
         if kind != Kind::Real {
             return ((content, result.is_error), None);
         }
-        input.tool_response = Some(content.clone());
-        input.tool_error = result.is_error;
+        about.tool_response.clone_from(&content);
+        about.tool_error = result.is_error;
+        let input = about.into_input(common);
         let mut o = PostToolUseOutcome::from(
             self.fire(agent, &session.id, HookEvent::PostToolUse, input, cancel)
                 .await,
@@ -557,9 +567,18 @@ impl Runtime {
             progress: None,
         };
         let result = entry.tool.call(&args, ctx).await;
-        let input = tool_input(&self.input(agent, &session.id), &call, target, &args);
+        let about = ToolResultPayload {
+            call: tool_call(&call, target, &args),
+            ..ToolResultPayload::default()
+        };
         let content = self
-            .transform_response(agent, &session.id, &input, result.content, false)
+            .transform_response(
+                agent,
+                &self.input(agent, &session.id),
+                &about,
+                result.content,
+                false,
+            )
             .await;
         content.trim().to_owned()
     }

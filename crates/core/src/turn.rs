@@ -4,7 +4,10 @@
 use futures::StreamExt;
 use std::sync::Arc;
 use tether_hooks::events::{BeforeLlmCallOutcome, Flow, StopOutcome};
-use tether_protocol::{HookEvent, Lane, Message, RuntimeEvent};
+use tether_protocol::{
+    AnswerPayload, BarePayload, HookEvent, Lane, Message, ModelCallPayload, ModelResponsePayload,
+    Payload, RuntimeEvent, StopPayload,
+};
 
 use tether_providers::{ChatRequest, ModelResponse, Provider, ProviderError, StreamEvent};
 use tokio_util::sync::CancellationToken;
@@ -54,7 +57,7 @@ impl Runtime {
                 .await;
             return ("hook_blocked", Next::Stop(reason));
         }
-        let input = self.input(agent, &session.id);
+        let input = BarePayload.into_input(self.input(agent, &session.id));
         let turn_ctx = self
             .fire(agent, &session.id, HookEvent::TurnStart, input, cancel)
             .await
@@ -86,10 +89,12 @@ impl Runtime {
 
         // The Input's copy of the whole conversation is made only when a hook will read it.
         let messages = if agent.executor.has(HookEvent::BeforeLlmCall, Lane::Default) {
-            let mut input = self.input(agent, &session.id);
-            input.model_id.clone_from(&agent.model_id);
-            input.iteration = i64::from(state.iterations);
-            input.messages.clone_from(&messages);
+            let input = ModelCallPayload {
+                model_id: agent.model_id.clone(),
+                iteration: i64::from(state.iterations),
+                messages: messages.clone(),
+            }
+            .into_input(self.input(agent, &session.id));
             let o = BeforeLlmCallOutcome::from(
                 self.fire(agent, &session.id, HookEvent::BeforeLlmCall, input, cancel)
                     .await,
@@ -179,12 +184,14 @@ impl Runtime {
             }
         }
         let text = response.message.text();
-        let mut input = self.input(agent, &session.id);
-        input.model_id.clone_from(&agent.model_id);
-        input.stop_response.clone_from(&text);
-        input.last_user_message = session.last_user_message();
-        input.usage = response.usage;
-        input.cost = cost;
+        let input = ModelResponsePayload {
+            model_id: agent.model_id.clone(),
+            stop_response: text.clone(),
+            last_user_message: session.last_user_message(),
+            usage: response.usage,
+            cost,
+        }
+        .into_input(self.input(agent, &session.id));
         self.fire(agent, &session.id, HookEvent::AfterLlmCall, input, cancel)
             .await;
 
@@ -204,10 +211,12 @@ impl Runtime {
         );
 
         if calls.is_empty() {
-            let mut input = self.input(agent, &session.id);
-            input.stop_response.clone_from(&text);
-            input.last_user_message = session.last_user_message();
-            input.stop_hook_active = state.stop_continuations > 0;
+            let input = StopPayload {
+                stop_response: text.clone(),
+                last_user_message: session.last_user_message(),
+                stop_hook_active: state.stop_continuations > 0,
+            }
+            .into_input(self.input(agent, &session.id));
             let r = StopOutcome::from(
                 self.fire(agent, &session.id, HookEvent::Stop, input, cancel)
                     .await,
@@ -234,9 +243,11 @@ impl Runtime {
                     return ("continue", Next::Continue);
                 }
             }
-            let mut input = self.input(agent, &session.id);
-            input.stop_response = text;
-            input.last_user_message = session.last_user_message();
+            let input = AnswerPayload {
+                stop_response: text,
+                last_user_message: session.last_user_message(),
+            }
+            .into_input(self.input(agent, &session.id));
             match self
                 .route(agent, session, HookEvent::AfterAgentComplete, input, cancel)
                 .await

@@ -2,7 +2,7 @@
 //! and before the session does, inside the new worktree.
 
 use tether_hooks::HookResult;
-use tether_protocol::HookEvent;
+use tether_protocol::{HookEvent, Payload, WorktreePayload};
 use tokio_util::sync::CancellationToken;
 
 use crate::runtime::Runtime;
@@ -26,11 +26,14 @@ impl Runtime {
         cancel: &CancellationToken,
     ) -> Option<HookResult> {
         let agent = self.agent(agent)?.clone();
-        let mut input = self.input(&agent, "");
-        input.cwd.clone_from(&info.path);
-        input.worktree_path.clone_from(&info.path);
-        input.worktree_branch.clone_from(&info.branch);
-        input.worktree_source_dir.clone_from(&info.source_dir);
+        let mut common = self.input(&agent, "");
+        common.cwd.clone_from(&info.path);
+        let input = WorktreePayload {
+            worktree_path: info.path.clone(),
+            worktree_branch: info.branch.clone(),
+            worktree_source_dir: info.source_dir.clone(),
+        }
+        .into_input(common);
         Some(
             self.fire(&agent, "", HookEvent::WorktreeCreate, input, cancel)
                 .await,

@@ -1,10 +1,10 @@
 //! The executor: one per agent, built once from its effective hooks, read-only afterwards.
 //!
 //! Dispatch selects the hooks whose matcher accepts the tool, drops duplicates, runs them all
-//! concurrently and aggregates their results in config order. Two events chain instead:
-//! `tool_response_transform` and `before_llm_call` run their hooks one after another, each
-//! seeing the previous hook's rewrite, so a later rewriter (e.g. `redact_secrets`) is never
-//! discarded by an earlier one.
+//! concurrently and aggregates their results in config order. The events whose row says
+//! `chains_rewrites` (`tool_response_transform`, `before_llm_call`, `tool_input_transform`)
+//! run their hooks one after another instead, each seeing the previous hook's rewrite, so a
+//! later rewriter (e.g. `redact_secrets`) is never discarded by an earlier one.
 //!
 //! `async: true` hooks (observational events only) are started and not awaited: they are
 //! observed like any run but never aggregated, and [`Executor::shutdown`] reaps them.
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use futures::future::{BoxFuture, join_all};
 use tether_config::{Diagnostic, Dialect, HookSpec, HooksConfig, Matcher};
-use tether_protocol::{HookEvent, HookInput, Lane};
+use tether_protocol::{HookEvent, HookInput, Lane, SpecificOutput};
 use tokio_util::sync::CancellationToken;
 
 use crate::aggregate::{RunPolicy, aggregate, verdict};
@@ -260,12 +260,7 @@ impl Executor {
         if hooks.is_empty() {
             return HookResult::empty(event, lane);
         }
-        let runs = if matches!(
-            event,
-            HookEvent::ToolResponseTransform
-                | HookEvent::BeforeLlmCall
-                | HookEvent::ToolInputTransform
-        ) {
+        let runs = if event.chains_rewrites() {
             self.run_chain(event, lane, &hooks, input, cancel).await
         } else {
             let mut payloads = Payloads::default();
@@ -345,7 +340,7 @@ impl Executor {
                     payloads = Payloads::default();
                 }
                 // tool_input_transform: the next hook sees the arguments rewritten so far.
-                if event == HookEvent::ToolInputTransform
+                if event.specific_output() == SpecificOutput::InputRewrite
                     && let Some(updates) = h.updated_input.as_ref().filter(|u| !u.is_empty())
                 {
                     let args = input.tool_input.get_or_insert_with(Default::default);

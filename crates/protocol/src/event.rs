@@ -1,18 +1,23 @@
-//! The one event table.
+//! The events and the one event table.
 //!
-//! Every fact about an event lives in a method of [`HookEvent`], and every method matches all
-//! variants explicitly (no `_ =>`), so adding an event forces each decision to be made.
-//! Reference tables in the docs are generated from these methods.
+//! Every fact about an event lives in its row of [`EVENTS`] (`event/table.rs`), one
+//! [`EventInfo`] per event in variant order, and every row spells out every fact (no defaults),
+//! so adding an event forces each decision to be made. [`HookEvent`]'s methods read the row;
+//! reference tables in the docs are generated from it.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+mod table;
+
+pub use table::{EVENTS, EventInfo};
+
 /// A lifecycle event that hooks can subscribe to.
 ///
 /// The variant order is the order in which the agent-file validator walks the events;
-/// [`HookEvent::ALL`] lists them in that order.
+/// [`HookEvent::ALL`] lists them in that order, and [`EVENTS`] holds their rows in that order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HookEvent {
@@ -110,460 +115,94 @@ impl Lane {
 }
 
 impl HookEvent {
-    /// All 32 events, in validation order.
-    pub const ALL: [Self; 32] = [
-        Self::PreToolUse,
-        Self::PostToolUse,
-        Self::PermissionRequest,
-        Self::SessionStart,
-        Self::UserPromptSubmit,
-        Self::UserSteeringMessagesSubmit,
-        Self::UserFollowupSubmit,
-        Self::TurnStart,
-        Self::TurnEnd,
-        Self::BeforeLlmCall,
-        Self::AfterLlmCall,
-        Self::SessionEnd,
-        Self::PreCompact,
-        Self::SubagentStop,
-        Self::OnUserInput,
-        Self::Stop,
-        Self::Notification,
-        Self::OnError,
-        Self::OnMaxIterations,
-        Self::OnAgentSwitch,
-        Self::OnSessionResume,
-        Self::OnToolApprovalDecision,
-        Self::BeforeCompaction,
-        Self::AfterCompaction,
-        Self::ToolResponseTransform,
-        Self::WorktreeCreate,
-        Self::ToolInputTransform,
-        Self::ToolGuard,
-        Self::BeforeAgentRun,
-        Self::AfterAgentComplete,
-        Self::PromptFileGuard,
-        Self::SkillContentGuard,
-    ];
+    /// How many events there are.
+    pub const COUNT: usize = 32;
+
+    /// All events, in validation (variant) order.
+    pub const ALL: [Self; Self::COUNT] = {
+        let mut all = [Self::PreToolUse; Self::COUNT];
+        let mut i = 0;
+        while i < Self::COUNT {
+            all[i] = EVENTS[i].event;
+            i += 1;
+        }
+        all
+    };
 
     /// Position in [`HookEvent::ALL`]; used to index per-event tables.
     pub const fn index(self) -> usize {
         self as usize
     }
 
-    /// The snake_case name used in YAML, on the wire and on the command line.
+    /// The event's row of the table.
+    pub const fn info(self) -> &'static EventInfo {
+        &EVENTS[self as usize]
+    }
+
+    /// [`EventInfo::wire_name`].
     pub const fn wire_name(self) -> &'static str {
-        match self {
-            Self::PreToolUse => "pre_tool_use",
-            Self::PostToolUse => "post_tool_use",
-            Self::PermissionRequest => "permission_request",
-            Self::SessionStart => "session_start",
-            Self::UserPromptSubmit => "user_prompt_submit",
-            Self::UserSteeringMessagesSubmit => "user_steering_messages_submit",
-            Self::UserFollowupSubmit => "user_followup_submit",
-            Self::TurnStart => "turn_start",
-            Self::TurnEnd => "turn_end",
-            Self::BeforeLlmCall => "before_llm_call",
-            Self::AfterLlmCall => "after_llm_call",
-            Self::SessionEnd => "session_end",
-            Self::PreCompact => "pre_compact",
-            Self::SubagentStop => "subagent_stop",
-            Self::OnUserInput => "on_user_input",
-            Self::Stop => "stop",
-            Self::Notification => "notification",
-            Self::OnError => "on_error",
-            Self::OnMaxIterations => "on_max_iterations",
-            Self::OnAgentSwitch => "on_agent_switch",
-            Self::OnSessionResume => "on_session_resume",
-            Self::OnToolApprovalDecision => "on_tool_approval_decision",
-            Self::BeforeCompaction => "before_compaction",
-            Self::AfterCompaction => "after_compaction",
-            Self::ToolResponseTransform => "tool_response_transform",
-            Self::WorktreeCreate => "worktree_create",
-            Self::ToolInputTransform => "tool_input_transform",
-            Self::ToolGuard => "tool_guard",
-            Self::BeforeAgentRun => "before_agent_run",
-            Self::AfterAgentComplete => "after_agent_complete",
-            Self::PromptFileGuard => "prompt_file_guard",
-            Self::SkillContentGuard => "skill_content_guard",
-        }
+        self.info().wire_name
     }
 
-    /// Tool-matched events take a list of `{matcher, hooks}` entries; the others a flat list of
-    /// hook definitions.
+    /// [`EventInfo::uses_matcher`].
     pub const fn uses_matcher(self) -> bool {
-        match self {
-            Self::PreToolUse
-            | Self::PostToolUse
-            | Self::PermissionRequest
-            | Self::ToolResponseTransform
-            | Self::ToolInputTransform
-            | Self::ToolGuard => true,
-            Self::SessionStart
-            | Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit
-            | Self::TurnStart
-            | Self::TurnEnd
-            | Self::BeforeLlmCall
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::PreCompact
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Stop
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::BeforeCompaction
-            | Self::AfterCompaction
-            | Self::WorktreeCreate
-            | Self::BeforeAgentRun
-            | Self::AfterAgentComplete
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => false,
-        }
+        self.info().uses_matcher
     }
 
-    /// Whether `allowed: false` changes what the runtime does (docs/hooks.md, Events).
+    /// [`EventInfo::can_block`].
     pub const fn can_block(self) -> bool {
-        match self {
-            Self::PreToolUse
-            | Self::PostToolUse
-            | Self::PermissionRequest
-            | Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit
-            | Self::BeforeLlmCall
-            | Self::PreCompact
-            | Self::BeforeCompaction
-            | Self::WorktreeCreate
-            | Self::ToolInputTransform
-            | Self::ToolGuard
-            | Self::BeforeAgentRun
-            | Self::AfterAgentComplete
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => true,
-            Self::SessionStart
-            | Self::TurnStart
-            | Self::TurnEnd
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Stop
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::AfterCompaction
-            | Self::ToolResponseTransform => false,
-        }
+        self.info().can_block
     }
 
-    /// A hook that fails (crash, timeout, spawn error, bad reply) denies instead of warning,
-    /// whatever its `on_error` says.
+    /// [`EventInfo::fails_closed`].
     pub const fn fails_closed(self) -> bool {
-        match self {
-            Self::PreToolUse
-            | Self::ToolGuard
-            | Self::BeforeAgentRun
-            | Self::AfterAgentComplete
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => true,
-            Self::ToolInputTransform
-            | Self::PostToolUse
-            | Self::PermissionRequest
-            | Self::SessionStart
-            | Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit
-            | Self::TurnStart
-            | Self::TurnEnd
-            | Self::BeforeLlmCall
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::PreCompact
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Stop
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::BeforeCompaction
-            | Self::AfterCompaction
-            | Self::ToolResponseTransform
-            | Self::WorktreeCreate => false,
-        }
+        self.info().fails_closed
     }
 
-    /// What the event reads from `hook_specific_output` besides `additional_context`.
+    /// [`EventInfo::chains_rewrites`].
+    pub const fn chains_rewrites(self) -> bool {
+        self.info().chains_rewrites
+    }
+
+    /// [`EventInfo::specific_output`].
     pub const fn specific_output(self) -> SpecificOutput {
-        match self {
-            Self::PreToolUse
-            | Self::ToolGuard
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => SpecificOutput::ToolDecision,
-            Self::ToolInputTransform => SpecificOutput::InputRewrite,
-            Self::BeforeAgentRun | Self::AfterAgentComplete => SpecificOutput::Transition,
-            Self::PermissionRequest => SpecificOutput::PermissionAnswer,
-            Self::BeforeCompaction => SpecificOutput::Summary,
-            Self::BeforeLlmCall => SpecificOutput::Messages,
-            Self::ToolResponseTransform => SpecificOutput::ToolResponse,
-            Self::PostToolUse
-            | Self::SessionStart
-            | Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit
-            | Self::TurnStart
-            | Self::TurnEnd
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::PreCompact
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Stop
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::AfterCompaction
-            | Self::WorktreeCreate => SpecificOutput::Nothing,
-        }
+        self.info().specific_output
     }
 
-    /// Whether entries may run on the preempt lane (`preempt_yolo: true`).
+    /// [`EventInfo::has_preempt_lane`].
     pub const fn has_preempt_lane(self) -> bool {
-        matches!(self, Self::PreToolUse)
+        self.info().has_preempt_lane
     }
 
-    /// Whether a `dialect: claude` hook's block keeps the agent going (Claude Code's Stop).
+    /// [`EventInfo::claude_block_continues`].
     pub const fn claude_block_continues(self) -> bool {
-        matches!(self, Self::Stop)
+        self.info().claude_block_continues
     }
 
-    /// Whether stdout that is not a JSON object counts as `additional_context`.
+    /// [`EventInfo::plain_text_is_context`].
     pub const fn plain_text_is_context(self) -> bool {
-        match self {
-            Self::PostToolUse
-            | Self::SessionStart
-            | Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit
-            | Self::TurnStart
-            | Self::PreCompact
-            | Self::Stop
-            | Self::WorktreeCreate => true,
-            Self::PreToolUse
-            | Self::PermissionRequest
-            | Self::TurnEnd
-            | Self::BeforeLlmCall
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::BeforeCompaction
-            | Self::AfterCompaction
-            | Self::ToolResponseTransform
-            | Self::ToolInputTransform
-            | Self::ToolGuard
-            | Self::BeforeAgentRun
-            | Self::AfterAgentComplete
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => false,
-        }
+        self.info().plain_text_is_context
     }
 
-    /// Where the aggregated `additional_context` goes.
+    /// [`EventInfo::context_lifetime`].
     pub const fn context_lifetime(self) -> ContextLifetime {
-        match self {
-            Self::SessionStart => ContextLifetime::Session,
-            Self::UserPromptSubmit
-            | Self::UserSteeringMessagesSubmit
-            | Self::UserFollowupSubmit => ContextLifetime::Prompt,
-            Self::TurnStart => ContextLifetime::Turn,
-            Self::PostToolUse | Self::Stop => ContextLifetime::NextCall,
-            Self::PreCompact => ContextLifetime::CompactionPrompt,
-            Self::WorktreeCreate => ContextLifetime::Terminal,
-            Self::PreToolUse
-            | Self::PermissionRequest
-            | Self::TurnEnd
-            | Self::BeforeLlmCall
-            | Self::AfterLlmCall
-            | Self::SessionEnd
-            | Self::SubagentStop
-            | Self::OnUserInput
-            | Self::Notification
-            | Self::OnError
-            | Self::OnMaxIterations
-            | Self::OnAgentSwitch
-            | Self::OnSessionResume
-            | Self::OnToolApprovalDecision
-            | Self::BeforeCompaction
-            | Self::AfterCompaction
-            | Self::ToolResponseTransform
-            | Self::ToolInputTransform
-            | Self::ToolGuard
-            | Self::BeforeAgentRun
-            | Self::AfterAgentComplete
-            | Self::PromptFileGuard
-            | Self::SkillContentGuard => ContextLifetime::Ignored,
-        }
+        self.info().context_lifetime
     }
 
-    /// When the event fires, in one line.
+    /// [`EventInfo::description`].
     pub const fn description(self) -> &'static str {
-        match self {
-            Self::PreToolUse => "before a tool call executes; can allow, ask, deny or rewrite it",
-            Self::PostToolUse => "after a tool call completes, successfully or not",
-            Self::PermissionRequest => "just before the user would be asked to approve a tool call",
-            Self::SessionStart => "when a session starts, resumes, is cleared or compacted",
-            Self::UserPromptSubmit => "once per user message, before the first model call",
-            Self::UserSteeringMessagesSubmit => {
-                "each time messages typed while the agent works are drained"
-            }
-            Self::UserFollowupSubmit => "each time a queued follow-up starts a fresh turn",
-            Self::TurnStart => "at the start of every turn (each model call)",
-            Self::TurnEnd => "at the end of every turn, whatever ended it",
-            Self::BeforeLlmCall => "just before every model call",
-            Self::AfterLlmCall => "after every successful model call, before it is recorded",
-            Self::SessionEnd => "once when a session ends, also on Ctrl-C and SIGTERM",
-            Self::PreCompact => "just before the transcript is compacted; can steer or veto",
-            Self::SubagentStop => "when a sub-agent finishes its task",
-            Self::OnUserInput => "when the agent waits for the user",
-            Self::Stop => "when the model finishes responding (no more tool calls)",
-            Self::Notification => "when the runtime emits an error or warning notification",
-            Self::OnError => "when the runtime hits an error (alongside notification)",
-            Self::OnMaxIterations => "when the agent reaches its max_iterations limit",
-            Self::OnAgentSwitch => "when the active agent changes (transfer, handoff, return)",
-            Self::OnSessionResume => "when the user approves continuing past max_iterations",
-            Self::OnToolApprovalDecision => "after the approval chain decides a tool call",
-            Self::BeforeCompaction => "just before a compaction; can veto or supply the summary",
-            Self::AfterCompaction => "after a compaction was applied to the session",
-            Self::ToolResponseTransform => {
-                "between a tool's execution and the recording of its result; can rewrite it"
-            }
-            Self::WorktreeCreate => "after `--worktree` created a git worktree, before the session",
-            Self::ToolInputTransform => {
-                "before every tool call, ahead of every approval step; rewrites its arguments, one hook after another"
-            }
-            Self::ToolGuard => {
-                "after tool_input_transform, before every approval step; its deny holds even under --yolo, its ask forces a confirmation"
-            }
-            Self::BeforeAgentRun => {
-                "once per agent activation, before its first model call; can route the request to another agent"
-            }
-            Self::AfterAgentComplete => {
-                "after an agent completes its answer; can hand the conversation to another agent"
-            }
-            Self::PromptFileGuard => {
-                "before a prompt file's text enters the context; every hook must allow it"
-            }
-            Self::SkillContentGuard => {
-                "before a skill's text is given to the model; every hook must allow it"
-            }
-        }
+        self.info().description
     }
 
     /// Input fields set for this event besides `session_id`, `cwd`, `hook_event_name` and
-    /// `agent_name`.
+    /// `agent_name`: those of its payload family ([`EventInfo::input`]).
     pub const fn input_fields(self) -> &'static [&'static str] {
-        match self {
-            Self::PreToolUse | Self::PermissionRequest => {
-                &["tool_category", "tool_name", "tool_use_id", "tool_input"]
-            }
-            Self::PostToolUse => &[
-                "tool_category",
-                "tool_name",
-                "tool_use_id",
-                "tool_input",
-                "tool_response",
-                "tool_error",
-            ],
-            Self::ToolResponseTransform => &[
-                "tool_category",
-                "tool_name",
-                "tool_use_id",
-                "tool_input",
-                "tool_response",
-                "tool_error",
-            ],
-            Self::SessionStart => &["source"],
-            Self::UserPromptSubmit | Self::UserFollowupSubmit => &["prompt"],
-            Self::UserSteeringMessagesSubmit => &["steering_messages"],
-            Self::TurnStart | Self::OnUserInput => &[],
-            Self::TurnEnd | Self::SessionEnd => &["reason"],
-            Self::BeforeLlmCall => &["model_id", "iteration", "messages"],
-            Self::AfterLlmCall => &[
-                "model_id",
-                "stop_response",
-                "last_user_message",
-                "usage",
-                "cost",
-            ],
-            Self::PreCompact => &["source"],
-            Self::SubagentStop => &["parent_session_id", "stop_response"],
-            Self::Stop => &["stop_response", "last_user_message"],
-            Self::Notification | Self::OnError | Self::OnMaxIterations => {
-                &["notification_level", "notification_message"]
-            }
-            Self::OnAgentSwitch => &[
-                "from_agent",
-                "to_agent",
-                "agent_switch_kind",
-                "from_agent_models",
-            ],
-            Self::OnSessionResume => &["previous_max_iterations", "new_max_iterations"],
-            Self::OnToolApprovalDecision => &[
-                "tool_name",
-                "tool_use_id",
-                "tool_input",
-                "approval_decision",
-                "approval_source",
-            ],
-            Self::BeforeCompaction => &[
-                "input_tokens",
-                "output_tokens",
-                "context_limit",
-                "compaction_reason",
-            ],
-            Self::AfterCompaction => &[
-                "input_tokens",
-                "output_tokens",
-                "context_limit",
-                "compaction_reason",
-                "summary",
-            ],
-            Self::WorktreeCreate => &["worktree_path", "worktree_branch", "worktree_source_dir"],
-            Self::ToolInputTransform | Self::ToolGuard => {
-                &["tool_category", "tool_name", "tool_use_id", "tool_input"]
-            }
-            Self::BeforeAgentRun => &["prompt"],
-            Self::AfterAgentComplete => &["stop_response", "last_user_message"],
-            Self::PromptFileGuard => &["prompt_file", "prompt_file_content"],
-            Self::SkillContentGuard => &["skill_name", "skill_content"],
-        }
+        self.info().input.fields()
     }
 
     /// Parses a wire name (`pre_tool_use`).
     pub fn from_wire_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|e| e.wire_name() == name)
+        EVENTS.iter().find(|e| e.wire_name == name).map(|e| e.event)
     }
 }
 
@@ -595,13 +234,80 @@ impl FromStr for HookEvent {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
+    use crate::payload::tests::{sample, sent_fields};
 
     #[test]
     fn all_lists_every_event_once_in_index_order() {
         for (i, e) in HookEvent::ALL.iter().enumerate() {
             assert_eq!(e.index(), i, "{e}");
             assert_eq!(HookEvent::from_wire_name(e.wire_name()), Some(*e));
+        }
+    }
+
+    #[test]
+    fn row_i_describes_variant_i() {
+        for (i, row) in EVENTS.iter().enumerate() {
+            assert_eq!(row.event.index(), i, "{}", row.wire_name);
+            assert_eq!(HookEvent::ALL[i], row.event);
+            assert_eq!(row.event.info(), row);
+        }
+    }
+
+    #[test]
+    fn wire_names_are_snake_case_and_unique() {
+        let mut seen = std::collections::BTreeSet::new();
+        for e in HookEvent::ALL {
+            let name = e.wire_name();
+            assert!(
+                name.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'),
+                "{name}"
+            );
+            assert!(seen.insert(name), "{name} twice");
+            assert_eq!(format!("{e:?}").to_lowercase(), name.replace('_', ""));
+        }
+    }
+
+    #[test]
+    fn the_rewriting_events_chain() {
+        let chained: Vec<_> = HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.chains_rewrites())
+            .collect();
+        assert_eq!(
+            chained,
+            [
+                HookEvent::BeforeLlmCall,
+                HookEvent::ToolResponseTransform,
+                HookEvent::ToolInputTransform
+            ]
+        );
+        for e in chained {
+            assert!(matches!(
+                e.specific_output(),
+                SpecificOutput::Messages
+                    | SpecificOutput::ToolResponse
+                    | SpecificOutput::InputRewrite
+            ));
+        }
+    }
+
+    /// docs/hooks.md lists `input_fields`: they must be exactly what the event's payload
+    /// type sends when every one of its fields is set.
+    #[test]
+    fn documented_input_fields_are_the_fields_the_payload_sends() {
+        for e in HookEvent::ALL {
+            let documented: BTreeSet<String> =
+                e.input_fields().iter().map(|f| (*f).to_owned()).collect();
+            assert_eq!(
+                documented.len(),
+                e.input_fields().len(),
+                "{e}: a field twice"
+            );
+            let sent = sent_fields(&sample(e.info().input));
+            assert_eq!(documented, sent, "{e}");
         }
     }
 
