@@ -544,6 +544,11 @@ pub struct ApiConfig {
     pub output_schema: Option<Value>,
 }
 
+impl ApiConfig {
+    /// The methods an `api` tool may use.
+    pub const METHODS: [&'static str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+}
+
 /// A `post_edit:` entry of a `type: filesystem` toolset.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostEdit {
@@ -663,6 +668,17 @@ impl ToolsetKind {
         Self::ModelPicker,
         Self::BackgroundAgents,
     ];
+
+    /// The `type:` of each, in `ALL`'s order.
+    pub const NAMES: [&'static str; 13] = {
+        let mut names = [""; 13];
+        let mut i = 0;
+        while i < Self::ALL.len() {
+            names[i] = Self::ALL[i].type_name();
+            i += 1;
+        }
+        names
+    };
 
     pub const fn type_name(self) -> &'static str {
         match self {
