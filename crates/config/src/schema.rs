@@ -211,7 +211,10 @@ fn shape_schema(ty: FieldType, nullable: bool) -> Value {
 fn field_schema(field: &Field) -> Value {
     let mut v = shape_schema(field.ty, true);
     if let Value::Object(m) = &mut v {
-        m.insert("description".to_owned(), Value::String(field.doc.to_owned()));
+        m.insert(
+            "description".to_owned(),
+            Value::String(field.doc.to_owned()),
+        );
     }
     v
 }
@@ -221,7 +224,11 @@ fn object(fields: &[Field]) -> Value {
         .iter()
         .map(|f| (f.name.to_owned(), field_schema(f)))
         .collect();
-    let required: Vec<&str> = fields.iter().filter(|f| f.required).map(|f| f.name).collect();
+    let required: Vec<&str> = fields
+        .iter()
+        .filter(|f| f.required)
+        .map(|f| f.name)
+        .collect();
     json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
 }
 

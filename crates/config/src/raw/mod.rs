@@ -86,8 +86,8 @@ pub(crate) use hooks::{
 };
 pub(crate) use model::{RawCost, RawModel, RawProvider, RawRoutingRule};
 pub(crate) use toolset::{
-    RawApiConfig, RawBackoff, RawDefer, RawLifecycle, RawMcpDef, RawPostEdit, RawRemote,
-    RawScript, RawToolset,
+    RawApiConfig, RawBackoff, RawDefer, RawLifecycle, RawMcpDef, RawPostEdit, RawRemote, RawScript,
+    RawToolset,
 };
 
 /// A map that keeps the order keys were written in (`agents:` order picks the default agent).
