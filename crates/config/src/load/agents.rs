@@ -4,13 +4,13 @@
 use serde_saphyr::Spanned;
 
 use crate::agent::{
-    Agent, AgentFile, AgentRouting, External, ExternalSource, Safety, StructuredOutput, Toolset,
-    ToolsetKind,
+    Agent, AgentFile, AgentRouting, External, ExternalSource, Safety, StructuredOutput,
 };
 use crate::hooks::{HookKind, HooksConfig};
 use crate::mcp::McpDef;
 use crate::permissions::{PermissionPattern, Permissions};
 use crate::raw::{RawAgent, RawAgentRouting, RawPermissions, RawStructuredOutput};
+use crate::toolset::{Toolset, ToolsetKind};
 use tether_protocol::HookEvent;
 
 use super::Validator;

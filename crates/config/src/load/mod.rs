@@ -203,7 +203,7 @@ fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String>
 /// The top-level `toolsets:` and `commands:`, validated once, for `use_toolsets` /
 /// `use_commands` (`None`: the definition had errors, already reported).
 pub(crate) struct Shared {
-    pub(crate) toolsets: Vec<(String, Option<crate::agent::Toolset>)>,
+    pub(crate) toolsets: Vec<(String, Option<crate::toolset::Toolset>)>,
     pub(crate) commands: Vec<(String, Vec<crate::Command>)>,
     pub(crate) skills: Vec<(String, Option<crate::agent::Skills>)>,
 }

@@ -6,9 +6,9 @@ use serde_saphyr::Spanned;
 
 use super::{Validator, check_url, is_header_token};
 use crate::access::{DomainPattern, expand_path_entry};
-use crate::agent::{ApiConfig, PostEdit, ToolsetKind};
 use crate::mcp::check_references;
 use crate::raw::{OrderedMap, RawApiConfig, Scalar};
+use crate::toolset::{ApiConfig, PostEdit, ToolsetKind};
 
 impl Validator<'_> {
     /// `allow_list` / `deny_list` of a filesystem toolset: entries kept as written (they

@@ -9,12 +9,11 @@ use serde_saphyr::{Location, Spanned};
 
 use super::Validator;
 use crate::access::DomainPattern;
-use crate::agent::{
-    AgentFile, ApiConfig, Defer, PostEdit, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
-};
+use crate::agent::AgentFile;
 use crate::diagnostic::Origin;
 use crate::mcp::McpDef;
 use crate::raw::{RawDefer, RawToolset};
+use crate::toolset::{ApiConfig, Defer, PostEdit, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 
 /// The options checked here, validated.
 #[derive(Debug, Default)]

@@ -8,9 +8,9 @@ use serde::de::{self, Deserializer, Visitor};
 use serde_saphyr::Spanned;
 
 use super::{OrderedMap, Scalar};
-use crate::agent::{ApiConfig, ToolsetKind};
 use crate::mcp::{LifecycleProfile, Restart};
 use crate::schema::{FieldType, FieldType as T, Shape};
+use crate::toolset::{ApiConfig, ToolsetKind};
 
 described! {
     #[derive(Debug, Deserialize)]
