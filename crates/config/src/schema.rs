@@ -457,4 +457,145 @@ mod tests {
         );
         assert_eq!(events["stop"]["items"]["$ref"], "#/$defs/hook");
     }
+
+    /// Every field row, with the object it belongs to.
+    fn all_fields() -> Vec<(&'static str, &'static Field)> {
+        let tables: [(&str, &[Field]); 26] = [
+            ("file", FILE_FIELDS),
+            ("cache", CACHE_FIELDS),
+            ("runtime", RUNTIME_FIELDS),
+            ("budget", BUDGET_FIELDS),
+            ("evaluator", EVALUATOR_FIELDS),
+            ("evaluator_policy", EVALUATOR_POLICY_FIELDS),
+            ("routing_policy", ROUTING_POLICY_FIELDS),
+            ("agent", AGENT_FIELDS),
+            ("script", SCRIPT_FIELDS),
+            ("toolset", TOOLSET_FIELDS),
+            ("api_config", API_CONFIG_FIELDS),
+            ("post_edit", POST_EDIT_FIELDS),
+            ("mcp_server", MCP_SERVER_FIELDS),
+            ("mcp_remote", MCP_REMOTE_FIELDS),
+            ("mcp_lifecycle", MCP_LIFECYCLE_FIELDS),
+            ("mcp_backoff", MCP_BACKOFF_FIELDS),
+            ("model", MODEL_FIELDS),
+            ("provider", PROVIDER_FIELDS),
+            ("routing_rule", ROUTING_RULE_FIELDS),
+            ("agent_routing", AGENT_ROUTING_FIELDS),
+            ("cost", COST_FIELDS),
+            ("fallback", FALLBACK_FIELDS),
+            ("structured_output", STRUCTURED_OUTPUT_FIELDS),
+            ("permissions", PERMISSIONS_FIELDS),
+            ("matcher_entry", MATCHER_FIELDS),
+            ("hook", HOOK_FIELDS),
+        ];
+        tables
+            .into_iter()
+            .flat_map(|(object, fields)| fields.iter().map(move |f| (object, f)))
+            .collect()
+    }
+
+    #[test]
+    fn every_field_has_a_one_line_doc_comment() {
+        for (object, f) in all_fields() {
+            assert!(
+                f.doc.ends_with('.') && !f.doc.contains('\n') && f.doc.trim() == f.doc,
+                "{object}.{}: {:?}",
+                f.name,
+                f.doc
+            );
+        }
+    }
+
+    #[test]
+    fn doc_comment_lines_join_with_one_space() {
+        let f = TOOLSET_FIELDS.iter().find(|f| f.name == "defer").unwrap();
+        assert_eq!(
+            f.doc,
+            "`true` or a list of tool names: kept out of the model's list until `add_tool` activates them (`search_tool` finds them)."
+        );
+    }
+
+    #[test]
+    fn shapes_follow_the_rust_types() {
+        use crate::raw::{OrderedMap, RawDefer, Scalar};
+        assert_eq!(
+            <Option<Spanned<Vec<Spanned<String>>>>>::SHAPE,
+            FieldType::StringList
+        );
+        assert_eq!(<Option<Vec<Scalar>>>::SHAPE, FieldType::ScalarList);
+        assert_eq!(
+            <Option<Vec<Spanned<RawToolset>>>>::SHAPE,
+            FieldType::RefList("toolset")
+        );
+        assert_eq!(
+            <Option<Spanned<OrderedMap<Spanned<RawAgent>>>>>::SHAPE,
+            FieldType::RefMap("agent")
+        );
+        assert_eq!(
+            <Option<OrderedMap<Spanned<Scalar>>>>::SHAPE,
+            FieldType::StringMap
+        );
+        assert_eq!(<Option<BTreeMap<String, Value>>>::SHAPE, FieldType::Any);
+        assert_eq!(<Option<OrderedMap<Spanned<Value>>>>::SHAPE, FieldType::Any);
+        assert_eq!(
+            <Option<Spanned<RawDefer>>>::SHAPE,
+            FieldType::OneOf(&[FieldType::Boolean, FieldType::StringList])
+        );
+    }
+
+    #[test]
+    fn renames_overrides_and_requirements_come_from_the_declaration() {
+        let hook_type = HOOK_FIELDS[0];
+        assert_eq!(hook_type.name, "type");
+        assert!(hook_type.required);
+        assert_eq!(
+            hook_type.ty,
+            FieldType::Enum(&crate::hooks::HookKind::TYPE_NAMES)
+        );
+        let run_async = HOOK_FIELDS.iter().find(|f| f.name == "async").unwrap();
+        assert_eq!(
+            (run_async.ty, run_async.required),
+            (FieldType::Boolean, false)
+        );
+        let schema = agent_file_schema();
+        assert_eq!(schema["required"], json!(["agents"]));
+        assert_eq!(
+            schema["$defs"]["api_config"]["required"],
+            json!(["name", "endpoint", "method"])
+        );
+        assert_eq!(
+            schema["$defs"]["toolset"]["properties"]["type"]["enum"],
+            json!(crate::ToolsetKind::NAMES)
+        );
+    }
+
+    /// Every `$ref` in `node`.
+    fn refs(node: &Value, out: &mut Vec<String>) {
+        match node {
+            Value::Object(m) => {
+                if let Some(Value::String(r)) = m.get("$ref") {
+                    out.push(r.trim_start_matches("#/$defs/").to_owned());
+                }
+                m.values().for_each(|v| refs(v, out));
+            }
+            Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn every_reference_has_a_definition_and_every_definition_is_used() {
+        let schema = agent_file_schema();
+        let mut used = Vec::new();
+        refs(&schema, &mut used);
+        used.sort();
+        used.dedup();
+        let defined: Vec<String> = schema["$defs"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        assert_eq!(used, defined);
+    }
 }
