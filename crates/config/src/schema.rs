@@ -42,7 +42,7 @@ pub enum FieldType {
     /// A map from names to a definition.
     RefMap(&'static str),
     /// One of these shapes (`defer`: a boolean or a list of names).
-    OneOf(&'static [FieldType]),
+    OneOf(&'static [Self]),
 }
 
 impl FieldType {
