@@ -51,6 +51,11 @@ fn type_text(ty: FieldType) -> String {
         FieldType::Ref(r) => r.replace('_', " "),
         FieldType::RefList(r) => format!("list of {}", r.replace('_', " ")),
         FieldType::RefMap(r) => format!("map of {}", r.replace('_', " ")),
+        FieldType::OneOf(shapes) => shapes
+            .iter()
+            .map(|s| type_text(*s))
+            .collect::<Vec<_>>()
+            .join(" or "),
     }
 }
 

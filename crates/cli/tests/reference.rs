@@ -129,3 +129,63 @@ fn hooks_events_lists_all_32_events() {
         "{out}"
     );
 }
+
+/// One line per schema node (a JSON pointer, then its keywords that are not sub-schemas) and
+/// one per description: the whole schema, flattened so a change shows as a line of a diff.
+fn schema_shape(node: &Value, pointer: &str, out: &mut Vec<String>) {
+    const MAPS: [&str; 2] = ["properties", "$defs"];
+    const LISTS: [&str; 3] = ["oneOf", "anyOf", "allOf"];
+    const SCHEMAS: [&str; 5] = ["items", "additionalProperties", "if", "then", "not"];
+    let Value::Object(map) = node else {
+        out.push(format!("{pointer} = {node}"));
+        return;
+    };
+    let mut keywords = Vec::new();
+    for (key, value) in map {
+        let at = format!("{pointer}/{key}");
+        match (key.as_str(), value) {
+            ("description", Value::String(text)) => out.push(format!("{at}: {text}")),
+            (k, Value::Object(children)) if MAPS.contains(&k) => {
+                keywords.push(format!(
+                    "{k}=[{}]",
+                    children.keys().cloned().collect::<Vec<_>>().join(",")
+                ));
+                for (name, child) in children {
+                    schema_shape(child, &format!("{at}/{name}"), out);
+                }
+            }
+            (k, Value::Array(items)) if LISTS.contains(&k) => {
+                keywords.push(format!("{k}[{}]", items.len()));
+                for (i, child) in items.iter().enumerate() {
+                    schema_shape(child, &format!("{at}/{i}"), out);
+                }
+            }
+            (k, Value::Object(_)) if SCHEMAS.contains(&k) => schema_shape(value, &at, out),
+            (k, v) => keywords.push(format!("{k}={v}")),
+        }
+    }
+    out.push(
+        format!("{pointer} {}", keywords.join(" "))
+            .trim_end()
+            .to_owned(),
+    );
+}
+
+/// `tether schema` keeps every property, type, enum, requirement and description it had when
+/// the field tables became the raw structs' doc comments (issue 23): the snapshot was taken
+/// from the hand-written tables. A deliberate change updates it with
+/// `TETHER_UPDATE_SCHEMA_SHAPE=1 cargo nextest run -p tether-cli --test reference`.
+#[test]
+fn the_schema_keeps_its_shape() {
+    let schema: Value = serde_json::from_str(&tether(&["schema"])).unwrap();
+    let mut lines = Vec::new();
+    schema_shape(&schema, "#", &mut lines);
+    lines.sort();
+    let shape = lines.join("\n") + "\n";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/schema-shape.txt");
+    if std::env::var_os("TETHER_UPDATE_SCHEMA_SHAPE").is_some() {
+        std::fs::write(&path, &shape).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap_or_default();
+    pretty_assertions::assert_eq!(committed, shape);
+}

@@ -64,6 +64,19 @@ pub enum HookKind {
     },
 }
 
+impl HookKind {
+    /// The `type:` of a hook definition (`mcp_tool` is docker-agent's name of `mcp`).
+    pub const TYPE_NAMES: [&'static str; 7] = [
+        "command",
+        "builtin",
+        "model",
+        "evaluator",
+        "http",
+        "mcp",
+        "mcp_tool",
+    ];
+}
+
 /// An `mcp` hook's `input:` as written (`Eq` by value: YAML gives no NaN here that matters).
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArgsTemplate(pub serde_json::Value);
@@ -89,6 +102,8 @@ pub enum OnError {
 }
 
 impl OnError {
+    pub const NAMES: [&'static str; 3] = ["warn", "ignore", "block"];
+
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "warn" => Some(Self::Warn),

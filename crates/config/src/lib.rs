@@ -17,6 +17,7 @@ mod permissions;
 mod raw;
 pub mod schema;
 mod suggest;
+mod toolset;
 mod upstream;
 mod user;
 
@@ -24,9 +25,8 @@ use std::path::PathBuf;
 
 pub use access::{DomainPattern, expand_path_entry};
 pub use agent::{
-    Agent, AgentFile, AgentRouting, ApiConfig, Budget, Defer, External, ExternalSource, Fallback,
-    InlineSkill, OciReference, PostEdit, ResponseCache, Safety, Script, Skills, StructuredOutput,
-    Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS,
+    Agent, AgentFile, AgentRouting, Budget, External, ExternalSource, Fallback, InlineSkill,
+    OciReference, ResponseCache, Safety, Skills, StructuredOutput,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
@@ -49,6 +49,7 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};
 

@@ -3,8 +3,8 @@
 use serde_saphyr::Spanned;
 
 use super::Validator;
-use crate::agent::Script;
 use crate::raw::{OrderedMap, RawScript};
+use crate::toolset::Script;
 use crate::{Command, ToolsetKind};
 
 impl Validator<'_> {

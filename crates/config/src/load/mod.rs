@@ -1,13 +1,16 @@
 //! Loading: parse strictly (`raw`), then validate in a separate pass into the public types.
 //! Parse errors stop at the first problem (the YAML may be broken); validation collects every
-//! problem it finds. `agents.rs` validates agents, models, toolsets and permissions;
-//! `hooks.rs` the hooks.
+//! problem it finds, one file per part of the agent file: `agents.rs` (agents and permissions),
+//! `models.rs`, `toolsets.rs` (and `toolset_options.rs`), `skills.rs`, `commands.rs`,
+//! `hooks.rs`, `evaluators.rs`; MCP servers in `crate::mcp`.
 
 mod agents;
 mod commands;
 mod evaluators;
 mod hooks;
 mod models;
+mod skills;
+mod toolset_options;
 mod toolsets;
 
 pub(crate) use hooks::{check_url, is_header_token};
@@ -200,7 +203,7 @@ fn unknown_field_hint(path: &str, field: &str, expected: &str) -> Option<String>
 /// The top-level `toolsets:` and `commands:`, validated once, for `use_toolsets` /
 /// `use_commands` (`None`: the definition had errors, already reported).
 pub(crate) struct Shared {
-    pub(crate) toolsets: Vec<(String, Option<crate::agent::Toolset>)>,
+    pub(crate) toolsets: Vec<(String, Option<crate::toolset::Toolset>)>,
     pub(crate) commands: Vec<(String, Vec<crate::Command>)>,
     pub(crate) skills: Vec<(String, Option<crate::agent::Skills>)>,
 }

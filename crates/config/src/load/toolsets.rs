@@ -1,15 +1,19 @@
-//! Validation of the options of `type: api`, `openapi`, `todo`, `filesystem`, `fetch` and
-//! `model_picker` toolsets. Each option on a toolset of another type is an error naming both,
-//! as docker-agent's loader rejects it.
+//! Validation of a toolset entry (`agents.NAME.toolsets[i]`, `toolsets.NAME`): its `type`, the
+//! fields every type takes, and which options apply to which type. Each option on a toolset of
+//! another type is an error naming both, as docker-agent's loader rejects it. The values of
+//! the options of `type: api`, `openapi`, `filesystem` and `fetch` are checked in
+//! `toolset_options.rs`; MCP servers in `crate::mcp`.
 
+use regex::Regex;
 use serde_saphyr::{Location, Spanned};
 
-use super::{Validator, check_url, is_header_token};
-use crate::access::{DomainPattern, expand_path_entry};
-use crate::agent::{AgentFile, ApiConfig, PostEdit, ToolsetKind};
+use super::Validator;
+use crate::access::DomainPattern;
+use crate::agent::AgentFile;
 use crate::diagnostic::Origin;
-use crate::mcp::check_references;
-use crate::raw::{OrderedMap, RawApiConfig, RawToolset, Scalar};
+use crate::mcp::McpDef;
+use crate::raw::{RawDefer, RawToolset};
+use crate::toolset::{ApiConfig, Defer, PostEdit, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 
 /// The options checked here, validated.
 #[derive(Debug, Default)]
@@ -32,11 +36,9 @@ pub(super) struct Extra {
 /// docker-agent's default cut of an OpenAPI response's text.
 const OPENAPI_MAX_OUTPUT: usize = 30_000;
 
-const API_METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
-
 impl Validator<'_> {
     /// `key` was given on a toolset whose type does not take it.
-    fn wrong_type(
+    pub(super) fn wrong_type(
         &mut self,
         path: &str,
         at: &Location,
@@ -51,6 +53,299 @@ impl Validator<'_> {
                 kind.type_name()
             ),
         );
+    }
+
+    pub(super) fn toolset(
+        &mut self,
+        path: &str,
+        raw: Spanned<RawToolset>,
+        file: &AgentFile,
+        defs: &[(String, Option<McpDef>)],
+    ) -> Option<Toolset> {
+        let origin = self.origin(&raw.referenced, path);
+        let mut t = raw.value;
+        let supported: Vec<&str> = ToolsetKind::ALL.iter().map(|k| k.type_name()).collect();
+        let Some(kind_name) = t.kind.take() else {
+            self.error(origin, "type is required");
+            return None;
+        };
+        let Some(kind) = ToolsetKind::parse(&kind_name.value) else {
+            let type_origin = self.origin(&kind_name.referenced, format!("{path}.type"));
+            let message = if UNSUPPORTED_TOOLSETS.contains(&kind_name.value.as_str()) {
+                format!("toolset type `{}` is not supported yet", kind_name.value)
+            } else {
+                format!("unknown toolset type `{}`", kind_name.value)
+            };
+            self.error_hint(
+                type_origin,
+                message,
+                format!("supported: {}", supported.join(", ")),
+            );
+            return None;
+        };
+        let before = self.diags.len();
+        if kind == ToolsetKind::BackgroundAgents {
+            // The runtime runs these tools itself: no model, deferral or TOON rewriting.
+            let given = [
+                ("model", t.model.as_ref().map(|v| &v.referenced)),
+                ("defer", t.defer.as_ref().map(|v| &v.referenced)),
+                ("toon", t.toon.as_ref().map(|v| &v.referenced)),
+            ];
+            for (key, at) in given {
+                if let Some(at) = at {
+                    self.error(
+                        self.origin(at, format!("{path}.{key}")),
+                        format!("`{key}` does not apply to `type: background_agents` toolsets"),
+                    );
+                }
+            }
+        } else if let Some(m) = &t.model {
+            self.model_ref(&format!("{path}.model"), m, file);
+        }
+        let http = matches!(
+            kind,
+            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi
+        );
+        let allow_private_ips = t
+            .allow_private_ips
+            .as_ref()
+            .is_some_and(|a| http && a.value);
+        if let Some(a) = t
+            .allow_private_ips
+            .as_ref()
+            .filter(|_| kind == ToolsetKind::Mcp)
+        {
+            self.error_hint(
+                self.origin(&a.referenced, format!("{path}.allow_private_ips")),
+                "`allow_private_ips` is not supported yet: it governs OAuth helper requests, and Tether has no OAuth flow",
+                "remove it; Tether connects to the `remote.url` you give, private addresses included",
+            );
+        } else if let Some(a) = t.allow_private_ips.as_ref().filter(|_| !http) {
+            self.error(
+                self.origin(&a.referenced, format!("{path}.allow_private_ips")),
+                format!(
+                    "`allow_private_ips` applies to `type: fetch`, `api` and `openapi` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
+        }
+        let timeout = match t.timeout.take() {
+            Some(v) if !http => {
+                self.error(
+                    self.origin(&v.referenced, format!("{path}.timeout")),
+                    format!(
+                        "`timeout` applies to `type: fetch`, `api` and `openapi` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+                None
+            }
+            Some(v) if v.value <= 0 => None,
+            Some(v) => Some(std::time::Duration::from_secs(v.value.unsigned_abs())),
+            None => None,
+        };
+        let mcp = if kind == ToolsetKind::Mcp {
+            self.mcp_toolset(path, &origin, &mut t, defs)
+        } else {
+            self.only_mcp_fields(path, kind, &t);
+            None
+        };
+        let (tools, instruction, name, defer, env, server) = match mcp {
+            Some(parts) => (
+                parts.tools,
+                parts.instruction,
+                parts.name,
+                parts.defer,
+                parts.env,
+                Some(parts.server),
+            ),
+            None if kind == ToolsetKind::Mcp => return None,
+            None => (
+                t.tools.take(),
+                t.instruction.take(),
+                t.name.take(),
+                t.defer.take(),
+                t.env
+                    .take()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, v.0))
+                    .collect(),
+                None,
+            ),
+        };
+        let known = kind.tool_names();
+        let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
+            if !matches!(
+                kind,
+                ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Api | ToolsetKind::OpenApi
+            ) && !known.contains(&tool)
+            {
+                this.error_hint(
+                    this.origin(at, format!("{path}.{key}")),
+                    format!("unknown tool `{tool}` in a `{}` toolset", kind.type_name()),
+                    format!("its tools are {}", known.join(", ")),
+                );
+            }
+        };
+        let tools = tools.map(|tools| {
+            tools
+                .into_iter()
+                .enumerate()
+                .map(|(i, tool)| {
+                    check_tool(self, &tool.referenced, &format!("tools[{i}]"), &tool.value);
+                    tool.value
+                })
+                .collect()
+        });
+        let defer = match defer.map(|d| (d.value, d.referenced)) {
+            None | Some((RawDefer::All(false), _)) => Defer::None,
+            Some((RawDefer::All(true), _)) => Defer::All,
+            Some((RawDefer::Tools(list), at)) => {
+                for tool in &list {
+                    check_tool(self, &at, "defer", tool);
+                }
+                if list.is_empty() {
+                    Defer::None
+                } else {
+                    Defer::Tools(list)
+                }
+            }
+        };
+        let toon = t.toon.as_ref().map_or_else(Vec::new, |toon| {
+            let patterns: Vec<String> = toon
+                .value
+                .split(',')
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect();
+            for p in &patterns {
+                if let Err(e) = Regex::new(p) {
+                    let detail = e.to_string();
+                    let last = detail.lines().last().unwrap_or_default().trim();
+                    let last = last.strip_prefix("error: ").unwrap_or(last).to_owned();
+                    self.error_hint(
+                        self.origin(&toon.referenced, format!("{path}.toon")),
+                        format!("invalid regex `{p}` in `toon`: {last}"),
+                        "`toon` is a comma-separated list of regexes over tool names, e.g. `list_.*,get_.*`",
+                    );
+                }
+            }
+            patterns
+        });
+        let safer = match t.safer.take() {
+            Some(s) if kind != ToolsetKind::Shell => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.safer")),
+                    "safer can only be used with type 'shell'",
+                );
+                false
+            }
+            Some(s) => s.value,
+            None => false,
+        };
+        if !env.is_empty()
+            && !matches!(
+                kind,
+                ToolsetKind::Shell | ToolsetKind::Mcp | ToolsetKind::Script
+            )
+        {
+            self.error(
+                origin.clone(),
+                "env can only be used with type 'shell', 'script' or 'mcp'",
+            );
+        }
+        let scripts = self.scripts(path, kind, &origin, t.shell.take());
+        let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
+        let memory_path = match t.path.take() {
+            Some(p) if kind != ToolsetKind::Memory => {
+                self.error(
+                    self.origin(&p.referenced, format!("{path}.path")),
+                    format!(
+                        "`path` only applies to `type: memory` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+                None
+            }
+            Some(p) if p.value.split('/').any(|c| c == "..") => {
+                self.error_hint(
+                    self.origin(&p.referenced, format!("{path}.path")),
+                    format!("the memory path `{}` leaves the working directory", p.value),
+                    "give a path inside the working directory, or an absolute one",
+                );
+                None
+            }
+            p => p.map(|p| p.value),
+        };
+        if self.diags.len() > before {
+            return None;
+        }
+        Some(Toolset {
+            kind,
+            tools,
+            safer,
+            instruction,
+            env,
+            name: name.map(|n| n.value),
+            defer,
+            readonly: t.readonly.is_some_and(|r| r.value),
+            toon,
+            model: t.model.map(|m| m.value),
+            mcp: server,
+            scripts,
+            path: memory_path,
+            timeout,
+            allow_private_ips,
+            api: extra.api,
+            url: extra.url,
+            headers: extra.headers,
+            max_output_bytes: extra.max_output_bytes,
+            shared: extra.shared,
+            post_edit: extra.post_edit,
+            ignore_vcs: extra.ignore_vcs,
+            allow_list: extra.allow_list,
+            deny_list: extra.deny_list,
+            allowed_domains: extra.allowed_domains,
+            blocked_domains: extra.blocked_domains,
+            escape_html: extra.escape_html,
+            models: extra.models,
+            origin,
+        })
+    }
+
+    /// The fields only `type: mcp` toolsets take, on another type: one error each.
+    pub(super) fn only_mcp_fields(&mut self, path: &str, kind: ToolsetKind, t: &RawToolset) {
+        let given = [
+            ("ref", t.reference.as_ref().map(|v| &v.referenced)),
+            ("command", t.command.as_ref().map(|v| &v.referenced)),
+            ("remote", t.remote.as_ref().map(|v| &v.referenced)),
+            ("config", t.config.as_ref().map(|v| &v.referenced)),
+            ("version", t.version.as_ref().map(|v| &v.referenced)),
+            ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
+            ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
+            ("name", t.name.as_ref().map(|v| &v.referenced)),
+        ];
+        for (key, at) in given {
+            if let Some(at) = at {
+                self.error(
+                    self.origin(at, format!("{path}.{key}")),
+                    format!(
+                        "`{key}` only applies to `type: mcp` toolsets, not `type: {}`",
+                        kind.type_name()
+                    ),
+                );
+            }
+        }
+        if let Some(args) = t.args.as_ref().filter(|a| !a.value.is_empty()) {
+            self.error(
+                self.origin(&args.referenced, format!("{path}.args")),
+                format!(
+                    "`args` only applies to `type: mcp` toolsets, not `type: {}`",
+                    kind.type_name()
+                ),
+            );
+        }
     }
 
     pub(super) fn toolset_extra(
@@ -206,342 +501,5 @@ impl Validator<'_> {
             None => {}
         }
         out
-    }
-
-    /// `allow_list` / `deny_list` of a filesystem toolset: entries kept as written (they
-    /// expand when a tool runs), blank ones and broken `${…}` refused.
-    fn path_list(
-        &mut self,
-        path: &str,
-        kind: ToolsetKind,
-        key: &str,
-        given: Option<Spanned<Vec<Spanned<String>>>>,
-    ) -> Vec<String> {
-        let Some(list) = given else {
-            return Vec::new();
-        };
-        if kind != ToolsetKind::Filesystem {
-            self.wrong_type(path, &list.referenced, key, "`type: filesystem`", kind);
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity(list.value.len());
-        for (i, entry) in list.value.into_iter().enumerate() {
-            let at = self.origin(&entry.referenced, format!("{path}.{key}[{i}]"));
-            let text = entry.value.trim();
-            if text.is_empty() {
-                self.error_hint(
-                    at,
-                    format!("an `{key}` entry must not be empty"),
-                    "write `.` for the working directory, `~/…` for the home directory, or a path",
-                );
-                continue;
-            }
-            // Whether variables are set is known when the tool runs; their syntax now.
-            if let Err(why) = expand_path_entry(text, |_| Some("x".to_owned())) {
-                self.error(at, format!("invalid `{key}` entry: {why}"));
-                continue;
-            }
-            out.push(text.to_owned());
-        }
-        out
-    }
-
-    /// `allowed_domains` / `blocked_domains` of a fetch toolset, parsed.
-    fn domain_list(
-        &mut self,
-        path: &str,
-        kind: ToolsetKind,
-        key: &str,
-        given: Option<Spanned<Vec<Spanned<String>>>>,
-    ) -> Vec<DomainPattern> {
-        let Some(list) = given else {
-            return Vec::new();
-        };
-        if kind != ToolsetKind::Fetch {
-            self.wrong_type(path, &list.referenced, key, "`type: fetch`", kind);
-            return Vec::new();
-        }
-        let mut out = Vec::with_capacity(list.value.len());
-        for (i, entry) in list.value.into_iter().enumerate() {
-            match DomainPattern::parse(&entry.value) {
-                Ok(p) => out.push(p),
-                Err(why) => self.error_hint(
-                    self.origin(&entry.referenced, format!("{path}.{key}[{i}]")),
-                    format!("invalid domain pattern `{}`: {why}", entry.value),
-                    "write a host (`example.com`, its subdomains too), `*.example.com` or `.example.com` (subdomains only), an IP address or a CIDR range (`10.0.0.0/8`)",
-                ),
-            }
-        }
-        out
-    }
-
-    fn api_config(&mut self, path: &str, raw: Spanned<RawApiConfig>) -> Option<ApiConfig> {
-        let origin = self.origin(&raw.referenced, path);
-        let a = raw.value;
-        let before = self.diags.len();
-        let name = match a.name {
-            Some(n) if !n.value.trim().is_empty() => n.value,
-            _ => {
-                self.error(
-                    origin.clone(),
-                    "`api_config` needs `name` (the tool's name)",
-                );
-                String::new()
-            }
-        };
-        let method = match a.method {
-            Some(m) => {
-                let upper = m.value.to_ascii_uppercase();
-                if !API_METHODS.contains(&upper.as_str()) {
-                    self.error(
-                        self.origin(&m.referenced, format!("{path}.method")),
-                        format!(
-                            "unknown method `{}` (expected one of {})",
-                            m.value,
-                            API_METHODS.join(", ")
-                        ),
-                    );
-                }
-                upper
-            }
-            None => {
-                self.error(
-                    origin.clone(),
-                    "`api_config` needs `method` (GET or POST, …)",
-                );
-                String::new()
-            }
-        };
-        let args: Vec<(String, serde_json::Value)> = a.args.map(|m| m.0).unwrap_or_default();
-        let endpoint = match a.endpoint {
-            Some(e) => {
-                let at = self.origin(&e.referenced, format!("{path}.endpoint"));
-                // `${…}` stands for a value known only at call time.
-                let probe = placeholder_free(&e.value);
-                if let Err(why) = check_references(&e.value) {
-                    self.error(at, why);
-                } else if let Err(why) = check_url(probe.trim()) {
-                    self.error_hint(
-                        at,
-                        format!("invalid endpoint `{}`: {why}", e.value),
-                        "write an absolute URL such as `https://api.example.com/items?q=${query}`",
-                    );
-                } else if let Some(arg) = argument_in_host(&e.value, &args) {
-                    self.error_hint(
-                        at,
-                        format!("`${{{arg}}}` is in the scheme or host of the endpoint `{}`: arguments may only fill its path and query, so the model cannot choose where the request goes", e.value),
-                        "end the host with `/` before the first argument, or take it from the environment with `${env.NAME}`",
-                    );
-                }
-                e.value
-            }
-            None => {
-                self.error(
-                    origin.clone(),
-                    "api tool requires an endpoint in api_config",
-                );
-                String::new()
-            }
-        };
-        let mut required = Vec::new();
-        for (i, r) in a.required.unwrap_or_default().into_iter().enumerate() {
-            if !args.iter().any(|(n, _)| *n == r.value) {
-                self.error(
-                    self.origin(&r.referenced, format!("{path}.required[{i}]")),
-                    format!("required argument `{}` is not one of `args`", r.value),
-                );
-            }
-            required.push(r.value);
-        }
-        for (n, schema) in &args {
-            if !schema.is_object() {
-                self.error(
-                    origin.clone(),
-                    format!(
-                        "`{path}.args.{n}` must be a JSON Schema object such as `{{type: string}}`"
-                    ),
-                );
-            }
-        }
-        let output_schema = match a.output_schema {
-            Some(s) if !s.value.is_object() => {
-                self.error(
-                    self.origin(&s.referenced, format!("{path}.output_schema")),
-                    "`output_schema` must be a JSON Schema object",
-                );
-                None
-            }
-            s => s.map(|s| s.value),
-        };
-        let headers = self.headers(
-            &format!("{path}.headers"),
-            a.headers.unwrap_or(OrderedMap(Vec::new())),
-        );
-        (self.diags.len() == before).then(|| ApiConfig {
-            name,
-            instruction: a.instruction.unwrap_or_default(),
-            endpoint,
-            method,
-            headers,
-            args,
-            required,
-            output_schema,
-        })
-    }
-
-    fn openapi_url(&mut self, path: &str, u: &Spanned<String>) -> Option<String> {
-        let at = self.origin(&u.referenced, path);
-        if let Err(why) = check_references(&u.value) {
-            self.error(at, why);
-            return None;
-        }
-        let lower = u.value.to_ascii_lowercase();
-        if lower.starts_with("http://") || lower.starts_with("https://") {
-            if let Err(why) = check_url(placeholder_free(&u.value).trim()) {
-                self.error(at, format!("invalid url `{}`: {why}", u.value));
-                return None;
-            }
-        } else if u.value.contains("://") {
-            self.error_hint(
-                at,
-                format!("unsupported url `{}`", u.value),
-                "give an `http://` or `https://` URL, or a file path",
-            );
-            return None;
-        }
-        // A file path is relative to the agent file, like `instruction_file`.
-        if lower.starts_with("http") || u.value.starts_with("${") {
-            Some(u.value.clone())
-        } else {
-            Some(self.dir.join(&u.value).display().to_string())
-        }
-    }
-
-    fn headers(&mut self, path: &str, raw: OrderedMap<Spanned<Scalar>>) -> Vec<(String, String)> {
-        let mut out = Vec::new();
-        for (key, value) in raw.0 {
-            let at = self.origin(&value.referenced, format!("{path}.{key}"));
-            if key.is_empty() || !key.bytes().all(is_header_token) {
-                self.error(at, format!("invalid header name `{key}`"));
-                continue;
-            }
-            if let Err(why) = check_references(&value.value.0) {
-                self.error(at, why);
-                continue;
-            }
-            out.push((key, value.value.0));
-        }
-        out
-    }
-
-    fn post_edit(
-        &mut self,
-        path: &str,
-        raw: Vec<Spanned<crate::raw::RawPostEdit>>,
-    ) -> Vec<PostEdit> {
-        let mut out = Vec::new();
-        for (i, p) in raw.into_iter().enumerate() {
-            let at = self.origin(&p.referenced, format!("{path}[{i}]"));
-            let Some(glob) = p.value.path.filter(|g| !g.value.trim().is_empty()) else {
-                self.error(
-                    at,
-                    "a `post_edit` entry needs `path` (a glob such as `*.go`)",
-                );
-                continue;
-            };
-            let Some(cmd) = p.value.cmd.filter(|c| !c.trim().is_empty()) else {
-                self.error(at, "a `post_edit` entry needs `cmd`");
-                continue;
-            };
-            if let Err(e) = globset::Glob::new(&glob.value) {
-                self.error(
-                    self.origin(&glob.referenced, format!("{path}[{i}].path")),
-                    format!("invalid glob `{}`: {e}", glob.value),
-                );
-                continue;
-            }
-            out.push(PostEdit {
-                path: glob.value,
-                cmd,
-            });
-        }
-        out
-    }
-}
-
-/// `value` with each `${…}` replaced by a plain word, for checking the URL around them.
-fn placeholder_free(value: &str) -> String {
-    let mut out = String::new();
-    let mut rest = value;
-    while let Some(at) = rest.find("${") {
-        out.push_str(&rest[..at]);
-        out.push('x');
-        rest = rest[at..].find('}').map_or("", |end| &rest[at + end + 1..]);
-    }
-    out.push_str(rest);
-    out
-}
-
-/// The first `${NAME}` naming one of `args` that stands before the end of `endpoint`'s host
-/// (the first `/`, `?` or `#` after `://`, or from the start when the scheme is a variable's).
-fn argument_in_host<'e>(
-    endpoint: &'e str,
-    args: &[(String, serde_json::Value)],
-) -> Option<&'e str> {
-    // Each placeholder becomes one `$`, so the URL's delimiters are the literal text's.
-    let mut shape = String::new();
-    let mut names = Vec::new();
-    let mut rest = endpoint;
-    while let Some(at) = rest.find("${") {
-        shape.push_str(&rest[..at]);
-        shape.push('$');
-        let end = rest[at..].find('}').map_or(rest.len(), |end| at + end);
-        names.push((shape.len() - 1, rest.get(at + 2..end).unwrap_or_default()));
-        rest = rest.get(end + 1..).unwrap_or_default();
-    }
-    shape.push_str(rest);
-    let start = shape.find("://").map_or(0, |at| at + 3);
-    let host_end = shape[start..]
-        .find(['/', '?', '#'])
-        .map_or(shape.len(), |at| start + at);
-    names
-        .into_iter()
-        .find(|(at, name)| *at < host_end && args.iter().any(|(n, _)| n == name))
-        .map(|(_, name)| name)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{argument_in_host, placeholder_free};
-
-    #[test]
-    fn arguments_in_the_scheme_or_host_are_found() {
-        let args = vec![
-            ("host".to_owned(), serde_json::json!({})),
-            ("q".to_owned(), serde_json::json!({})),
-        ];
-        for (endpoint, found) in [
-            ("https://${host}/a", Some("host")),
-            ("https://api.example.com${q}", Some("q")),
-            ("https://api.example.com:${q}/", Some("q")),
-            ("${env.SCHEME}://${host}/", Some("host")),
-            ("${env.BASE}${q}", Some("q")),
-            ("https://api.example.com/${q}", None),
-            ("https://api.example.com?q=${q}", None),
-            ("https://${env.HOST}/${q}", None),
-            ("https://${API_HOST}/${q}", None),
-            ("${env.BASE}/items/${q}", None),
-        ] {
-            assert_eq!(argument_in_host(endpoint, &args), found, "{endpoint}");
-        }
-    }
-
-    #[test]
-    fn placeholders_become_plain_words() {
-        assert_eq!(
-            placeholder_free("https://${env.HOST}/a?q=${q}"),
-            "https://x/a?q=x"
-        );
-        assert_eq!(placeholder_free("plain"), "plain");
     }
 }
