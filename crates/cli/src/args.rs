@@ -31,6 +31,10 @@ pub(crate) enum Command {
     /// Work with an agent's MCP servers without running a model.
     #[command(subcommand)]
     Mcp(McpCommand),
+    /// Serve agents to other programs: a web UI (`api`), another agent (`mcp`, `a2a`), the
+    /// OpenAI chat API (`chat`) or an editor (`acp`). Every hook and rule applies.
+    #[command(subcommand)]
+    Serve(ServeCommand),
     /// Print the JSON Schema of agent files (for editors).
     Schema,
     /// Print a shell completion script.
@@ -275,6 +279,135 @@ pub(crate) struct FireArgs {
     pub(crate) hook_log: Option<PathBuf>,
     #[command(flatten)]
     pub(crate) hooks: HookFlags,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ServeCommand {
+    /// docker-agent's HTTP API (`/api`, events over SSE) for the agent files of a file or
+    /// directory.
+    Api(ServeApiArgs),
+    /// Each agent as one MCP tool (`{message}` → `{response}`), over stdio or streamable HTTP.
+    Mcp(ServeMcpArgs),
+    /// An agent over A2A (JSON-RPC, protocol 1.0 and 0.3), with its agent card.
+    A2a(ServeA2aArgs),
+    /// The agents as models of an OpenAI-compatible `/v1/chat/completions`.
+    Chat(ServeChatArgs),
+    /// The Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim).
+    Acp(ServeAcpArgs),
+}
+
+/// What every `serve` mode takes.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ServeCommon {
+    /// Override an agent's model: `PROVIDER/MODEL` for every agent, `AGENT=PROVIDER/MODEL` for one
+    /// (repeatable).
+    #[arg(long, value_name = "[AGENT=]PROVIDER/MODEL")]
+    pub(crate) model: Vec<String>,
+    /// Where tools and hooks run (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// The session database: a SQLite path (default: `$TETHER_HOME/sessions.db`) or a
+    /// `postgres://` URL (sessions shared by every server on it).
+    #[arg(long, short = 's', value_name = "PATH|URL")]
+    pub(crate) session_db: Option<String>,
+    /// The safety mode of agents that set none (`strict`, `balanced`, `restricted`,
+    /// `autonomous`); each mode has its default (docs/cli.md).
+    #[arg(long, value_name = "MODE")]
+    pub(crate) safety: Option<String>,
+    /// Append one JSON line per hook run to this file.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) hook_log: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) hooks: HookFlags,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeApiArgs {
+    /// An agent file, or a directory of them.
+    pub(crate) agents: PathBuf,
+    /// `HOST:PORT` or `unix://PATH`.
+    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub(crate) listen: String,
+    #[command(flatten)]
+    pub(crate) common: ServeCommon,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeMcpArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// Serve only this agent (default: every agent of the file).
+    #[arg(long, short = 'a', value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// Streamable HTTP instead of stdio.
+    #[arg(long)]
+    pub(crate) http: bool,
+    /// `HOST:PORT` or `unix://PATH` (with `--http`).
+    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8081")]
+    pub(crate) listen: String,
+    /// Require `Authorization: Bearer TOKEN` on every HTTP request.
+    #[arg(long, value_name = "TOKEN", env = "TETHER_SERVE_TOKEN", hide_env_values = true)]
+    pub(crate) auth_token: Option<String>,
+    #[command(flatten)]
+    pub(crate) common: ServeCommon,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeA2aArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The agent to serve.
+    #[arg(long, short = 'a', value_name = "NAME", default_value = "root")]
+    pub(crate) agent: String,
+    /// `HOST:PORT` or `unix://PATH`.
+    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8082")]
+    pub(crate) listen: String,
+    /// Require `Authorization: Bearer TOKEN` on every request but the agent card.
+    #[arg(long, value_name = "TOKEN", env = "TETHER_SERVE_TOKEN", hide_env_values = true)]
+    pub(crate) auth_token: Option<String>,
+    /// Serve a non-loopback address without a token.
+    #[arg(long, conflicts_with = "auth_token")]
+    pub(crate) insecure_no_auth: bool,
+    #[command(flatten)]
+    pub(crate) common: ServeCommon,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeChatArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// Serve only this agent (default: every agent of the file, each a model).
+    #[arg(long, short = 'a', value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    /// `HOST:PORT` or `unix://PATH`.
+    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8083")]
+    pub(crate) listen: String,
+    /// Require `Authorization: Bearer KEY`.
+    #[arg(long, value_name = "KEY", conflicts_with = "api_key_env")]
+    pub(crate) api_key: Option<String>,
+    /// Read the required key from this environment variable.
+    #[arg(long, value_name = "VAR")]
+    pub(crate) api_key_env: Option<String>,
+    /// Keep up to N conversations server-side, named by the `X-Conversation-Id` header
+    /// (default 0: stateless, the request's messages are the conversation).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) conversations_max: usize,
+    /// Forget a conversation idle this long (e.g. `30m`, `2h`).
+    #[arg(long, value_name = "DURATION", default_value = "30m")]
+    pub(crate) conversation_ttl: String,
+    #[command(flatten)]
+    pub(crate) common: ServeCommon,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ServeAcpArgs {
+    /// The agent file.
+    pub(crate) agent_file: PathBuf,
+    /// The agent sessions start with (default: `root`, else the first).
+    #[arg(long, short = 'a', value_name = "NAME")]
+    pub(crate) agent: Option<String>,
+    #[command(flatten)]
+    pub(crate) common: ServeCommon,
 }
 
 /// The six repeatable `--hook-*` flags (appended to the agent file's hooks).

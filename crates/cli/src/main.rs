@@ -77,6 +77,7 @@ fn main() -> ExitCode {
             Command::Hooks(HooksCommand::Events) => commands::reference::events(),
             Command::Mcp(McpCommand::List(args)) => commands::mcp::list(args).await,
             Command::Mcp(McpCommand::Call(args)) => commands::mcp::call(args).await,
+            Command::Serve(cmd) => commands::serve::run(cmd).await,
             Command::Schema => commands::reference::print(&docs::schema_json()),
             Command::Completions { shell } => commands::reference::completions(shell),
             Command::Docs { which } => commands::reference::docs(&which),

@@ -140,6 +140,7 @@ impl Runtime {
 
         // The user decides.
         let request = ConfirmationRequest {
+            session_id: session.conversation().to_owned(),
             agent: agent.name.clone(),
             tool_call_id: call.id.clone(),
             tool_name: call.function.name.clone(),

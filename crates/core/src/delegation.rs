@@ -146,12 +146,14 @@ impl Runtime {
         if parent.background {
             self.background.adopt(&parent.id, &child.id);
         }
+        self.lineage.enter(&child.id, child.conversation());
         self.persist_new(&mut child, None);
         self.start_session(&mut child, "startup", cancel).await;
         self.record(&mut child, Message::user(PROCEED));
         let outcome = self.run_child(&mut child, cancel).await;
         self.end_session(&child, "other").await;
         self.background.release(&child.id);
+        self.lineage.leave(&child.id);
         let answer = match &outcome.reason {
             StopReason::Normal | StopReason::MaxIterations { .. } => child.last_assistant_message(),
             _ => String::new(),

@@ -11,9 +11,20 @@ use crate::tasks::Tasks;
 
 #[derive(Debug, Default)]
 pub(crate) struct Household {
+    /// The top-level session: the conversation a client sees, also while a sub-agent works.
+    pub(crate) conversation: String,
     pub(crate) queues: Queues,
     pub(crate) spending: Spending,
     pub(crate) tasks: Tasks,
+}
+
+impl Household {
+    pub(crate) fn new(conversation: &str) -> Self {
+        Self {
+            conversation: conversation.to_owned(),
+            ..Self::default()
+        }
+    }
 }
 
 /// Where messages typed while a session's agent works go: a cheap handle the console (or a

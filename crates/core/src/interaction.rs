@@ -2,7 +2,8 @@
 //! terminal, a server) implements. Every event and question names its session, so one
 //! implementation can serve many sessions at once.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 use futures::future::BoxFuture;
 use tether_protocol::RuntimeEvent;
@@ -10,6 +11,13 @@ use tether_protocol::RuntimeEvent;
 /// Receives every event. Called from the runtime's task: keep it cheap.
 pub trait EventSink: Send + Sync + std::fmt::Debug {
     fn emit(&self, session_id: &str, event: RuntimeEvent);
+
+    /// An event of a session that `conversation` started (a `transfer_task` sub-agent's):
+    /// a server sends it to that conversation's client. By default, like any other event.
+    fn emit_for(&self, conversation: &str, session_id: &str, event: RuntimeEvent) {
+        let _ = conversation;
+        self.emit(session_id, event);
+    }
 }
 
 /// Where the runtime asks the user.
@@ -33,6 +41,8 @@ pub trait Interaction: Send + Sync + std::fmt::Debug {
 /// A tool call waiting for approval.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfirmationRequest {
+    /// The conversation the user sees: the top-level session, also when a sub-agent asks.
+    pub session_id: String,
     pub agent: String,
     pub tool_call_id: String,
     pub tool_name: String,
@@ -78,3 +88,46 @@ impl Interaction for DenyAll {
 
 /// Shared handles the phases need.
 pub(crate) type Sink = Arc<dyn EventSink>;
+
+/// Which conversation each running sub-session belongs to, so its events reach the client of
+/// the conversation that started it.
+#[derive(Debug, Default)]
+pub(crate) struct Lineage(RwLock<HashMap<String, String>>);
+
+impl Lineage {
+    pub(crate) fn enter(&self, session_id: &str, conversation: &str) {
+        if let Ok(mut m) = self.0.write() {
+            m.insert(session_id.to_owned(), conversation.to_owned());
+        }
+    }
+
+    pub(crate) fn leave(&self, session_id: &str) {
+        if let Ok(mut m) = self.0.write() {
+            m.remove(session_id);
+        }
+    }
+
+    fn conversation(&self, session_id: &str) -> Option<String> {
+        let m = self.0.read().ok()?;
+        if m.is_empty() {
+            return None;
+        }
+        m.get(session_id).cloned()
+    }
+}
+
+/// The sink the runtime emits to: events of sub-sessions name their conversation.
+#[derive(Debug)]
+pub(crate) struct LineageSink {
+    pub(crate) inner: Sink,
+    pub(crate) lineage: Arc<Lineage>,
+}
+
+impl EventSink for LineageSink {
+    fn emit(&self, session_id: &str, event: RuntimeEvent) {
+        match self.lineage.conversation(session_id) {
+            Some(conversation) => self.inner.emit_for(&conversation, session_id, event),
+            None => self.inner.emit(session_id, event),
+        }
+    }
+}

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentRuntime;
 use crate::budget::Budgets;
-use crate::interaction::{Interaction, Sink};
+use crate::interaction::{Interaction, Lineage, Sink};
 use crate::mcp_host::Notified;
 use crate::store::SessionStore;
 use crate::tasks::TaskRouter;
@@ -64,6 +64,8 @@ pub struct Shared {
     pub(crate) background: TaskRouter,
     /// The pots' limits; what each session spent is its own.
     pub(crate) budgets: Budgets,
+    /// Which conversation each running sub-session belongs to.
+    pub(crate) lineage: Arc<Lineage>,
 }
 
 impl Runtime {

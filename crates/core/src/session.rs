@@ -54,8 +54,10 @@ pub struct Session {
 
 impl Session {
     pub fn new(id: impl Into<String>, agent: impl Into<String>) -> Self {
+        let id = id.into();
         Self {
-            id: id.into(),
+            household: Arc::new(Household::new(&id)),
+            id,
             agent: agent.into(),
             parent_id: None,
             instruction: None,
@@ -72,7 +74,6 @@ impl Session {
             spool_files: Vec::new(),
             agent_file: None,
             background: false,
-            household: Arc::default(),
         }
     }
 
@@ -84,6 +85,12 @@ impl Session {
         child.household = Arc::clone(&self.household);
         child.agent_file.clone_from(&self.agent_file);
         child
+    }
+
+    /// The conversation this session belongs to: its own id, or the top-level session that
+    /// started it.
+    pub fn conversation(&self) -> &str {
+        &self.household.conversation
     }
 
     /// Where messages typed while this session runs go.

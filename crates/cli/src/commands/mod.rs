@@ -7,4 +7,5 @@ pub(crate) mod import_claude;
 pub(crate) mod mcp;
 pub(crate) mod reference;
 pub(crate) mod run;
+pub(crate) mod serve;
 pub(crate) mod sessions;

@@ -248,6 +248,37 @@ pub(crate) async fn prepare(
     })
 }
 
+/// The runtime options every command that runs agents shares: the user config's defaults,
+/// hooks and permissions, the `--hook-*` flags, `--model` overrides and `--hook-log`.
+pub(crate) fn options(
+    user: &tether_config::UserConfig,
+    working_dir: PathBuf,
+    hooks: &crate::args::HookFlags,
+    models: &[String],
+    hook_log: Option<&std::path::Path>,
+) -> anyhow::Result<RuntimeOptions> {
+    let mut opts = RuntimeOptions::new(working_dir);
+    opts.inject.snapshot = user.snapshot;
+    opts.default_safety = user.safety;
+    opts.global_hooks = user.hooks.clone();
+    opts.default_model.clone_from(&user.model);
+    opts.global_permissions = user.permissions.clone();
+    opts.cli_hooks = hooks.to_cli_hooks();
+    opts.model_overrides = models
+        .iter()
+        .map(|m| parse_model_override(m))
+        .collect::<anyhow::Result<_>>()?;
+    opts.shell = Shell::from_env();
+    opts.cache_dir = Some(common::tether_home().join("cache"));
+    if let Some(path) = hook_log {
+        let log = HookLog::open(path)
+            .map_err(|e| user_error(format!("cannot open `{}`: {e}", path.display())))?;
+        let log: Arc<dyn HookObserver> = Arc::new(log);
+        opts.observers.push(log);
+    }
+    Ok(opts)
+}
+
 /// Builds the runtime for `tether run`.
 #[expect(
     clippy::too_many_arguments,
@@ -266,19 +297,14 @@ pub(crate) fn build(
     non_interactive: bool,
 ) -> anyhow::Result<(tether_core::Runtime, Arc<Snapshot>)> {
     let user = common::user_config()?;
-    let mut opts = RuntimeOptions::new(working_dir);
+    let mut opts = options(
+        &user,
+        working_dir,
+        &args.hooks,
+        &args.model,
+        args.hook_log.as_deref(),
+    )?;
     opts.store = store;
-    opts.inject.snapshot = user.snapshot;
-    opts.default_safety = user.safety;
-    opts.global_hooks = user.hooks.clone();
-    opts.default_model = user.model;
-    opts.global_permissions = user.permissions;
-    opts.cli_hooks = args.hooks.to_cli_hooks();
-    opts.model_overrides = args
-        .model
-        .iter()
-        .map(|m| parse_model_override(m))
-        .collect::<anyhow::Result<_>>()?;
     opts.yolo = args.yolo;
     opts.script_time_limit = std::time::Duration::try_from_secs_f64(args.code_mode_timeout)
         .ok()
@@ -290,18 +316,9 @@ pub(crate) fn build(
             ))
         })?;
     opts.non_interactive = non_interactive;
-    opts.shell = Shell::from_env();
-    let home = common::tether_home();
     // Each session's MCP server logs live together: $TETHER_HOME/logs/SESSION/mcp-NAME.log.
-    opts.mcp_log_dir = session_id.map(|id| home.join("logs").join(id));
-    opts.cache_dir = Some(home.join("cache"));
+    opts.mcp_log_dir = session_id.map(|id| common::tether_home().join("logs").join(id));
     opts.observers.extend(observers);
-    if let Some(path) = &args.hook_log {
-        let log = HookLog::open(path)
-            .map_err(|e| user_error(format!("cannot open `{}`: {e}", path.display())))?;
-        let log: Arc<dyn HookObserver> = Arc::new(log);
-        opts.observers.push(log);
-    }
     let (registry, snapshots) = common::registry_with_snapshots(Some(file));
     let runtime = build_runtime(
         file,
