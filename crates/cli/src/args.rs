@@ -326,7 +326,12 @@ pub(crate) struct ServeApiArgs {
     /// An agent file, or a directory of them.
     pub(crate) agents: PathBuf,
     /// `HOST:PORT` or `unix://PATH`.
-    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    #[arg(
+        long,
+        short = 'l',
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8080"
+    )]
     pub(crate) listen: String,
     #[command(flatten)]
     pub(crate) common: ServeCommon,
@@ -343,10 +348,20 @@ pub(crate) struct ServeMcpArgs {
     #[arg(long)]
     pub(crate) http: bool,
     /// `HOST:PORT` or `unix://PATH` (with `--http`).
-    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8081")]
+    #[arg(
+        long,
+        short = 'l',
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8081"
+    )]
     pub(crate) listen: String,
     /// Require `Authorization: Bearer TOKEN` on every HTTP request.
-    #[arg(long, value_name = "TOKEN", env = "TETHER_SERVE_TOKEN", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TETHER_SERVE_TOKEN",
+        hide_env_values = true
+    )]
     pub(crate) auth_token: Option<String>,
     #[command(flatten)]
     pub(crate) common: ServeCommon,
@@ -360,10 +375,20 @@ pub(crate) struct ServeA2aArgs {
     #[arg(long, short = 'a', value_name = "NAME", default_value = "root")]
     pub(crate) agent: String,
     /// `HOST:PORT` or `unix://PATH`.
-    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8082")]
+    #[arg(
+        long,
+        short = 'l',
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8082"
+    )]
     pub(crate) listen: String,
     /// Require `Authorization: Bearer TOKEN` on every request but the agent card.
-    #[arg(long, value_name = "TOKEN", env = "TETHER_SERVE_TOKEN", hide_env_values = true)]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "TETHER_SERVE_TOKEN",
+        hide_env_values = true
+    )]
     pub(crate) auth_token: Option<String>,
     /// Serve a non-loopback address without a token.
     #[arg(long, conflicts_with = "auth_token")]
@@ -380,7 +405,12 @@ pub(crate) struct ServeChatArgs {
     #[arg(long, short = 'a', value_name = "NAME")]
     pub(crate) agent: Option<String>,
     /// `HOST:PORT` or `unix://PATH`.
-    #[arg(long, short = 'l', value_name = "ADDR", default_value = "127.0.0.1:8083")]
+    #[arg(
+        long,
+        short = 'l',
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8083"
+    )]
     pub(crate) listen: String,
     /// Require `Authorization: Bearer KEY`.
     #[arg(long, value_name = "KEY", conflicts_with = "api_key_env")]

@@ -65,8 +65,9 @@ impl Catalog {
             .map(|e| e.path())
             .filter(|p| {
                 p.is_file()
-                    && p.extension()
-                        .is_some_and(|x| x.eq_ignore_ascii_case("yaml") || x.eq_ignore_ascii_case("yml"))
+                    && p.extension().is_some_and(|x| {
+                        x.eq_ignore_ascii_case("yaml") || x.eq_ignore_ascii_case("yml")
+                    })
             })
             .collect();
         paths.sort();
@@ -88,7 +89,10 @@ impl Catalog {
     /// The entry named `id` (the file name with or without its extension).
     pub fn get(&self, id: &str) -> Option<&CatalogEntry> {
         self.entries.iter().find(|e| {
-            e.id == id || e.path.file_name().is_some_and(|n| n.to_string_lossy() == id)
+            e.id == id
+                || e.path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy() == id)
         })
     }
 

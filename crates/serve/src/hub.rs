@@ -135,7 +135,14 @@ impl Hub {
             runtime.save_session(&mut session, None, true);
         }
         let outcome = self
-            .run(&runtime, &mut session, Some(prompt), "startup", route, cancel)
+            .run(
+                &runtime,
+                &mut session,
+                Some(prompt),
+                "startup",
+                route,
+                cancel,
+            )
             .await;
         Ok(Turn { outcome, session })
     }

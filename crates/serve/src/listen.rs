@@ -31,7 +31,10 @@ impl FromStr for Listen {
         } else {
             addr.to_owned()
         };
-        if addr.rsplit_once(':').is_none_or(|(_, port)| port.parse::<u16>().is_err()) {
+        if addr
+            .rsplit_once(':')
+            .is_none_or(|(_, port)| port.parse::<u16>().is_err())
+        {
             return Err(format!(
                 "invalid listen address `{s}`: write HOST:PORT (e.g. 127.0.0.1:8080) or unix://PATH"
             ));

@@ -19,3 +19,4 @@ pub mod cli;
 pub mod fake_llm;
 pub mod mcp;
 pub mod resources;
+pub mod serve;

@@ -13,7 +13,11 @@ pub struct AcpOptions {
 }
 
 /// Serves on standard input and output until the client closes its end or `shutdown`.
-pub async fn serve(hub: Arc<Hub>, opts: AcpOptions, shutdown: CancellationToken) -> Result<(), String> {
+pub async fn serve(
+    hub: Arc<Hub>,
+    opts: AcpOptions,
+    shutdown: CancellationToken,
+) -> Result<(), String> {
     let _ = (hub, opts, shutdown);
     Err("`tether serve acp` is not built yet".to_owned())
 }
