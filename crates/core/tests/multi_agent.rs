@@ -120,6 +120,42 @@ async fn transfer_task_runs_a_child_session_on_the_sub_agent_and_returns_its_ans
     assert_eq!(inputs(&child_start)[0]["session_id"], json!(child_id));
 }
 
+/// A server sends a sub-agent's events and questions to the client of the conversation that
+/// started it: both name the top-level session.
+#[tokio::test]
+async fn a_sub_agents_questions_and_events_name_the_conversation_that_started_it() {
+    let mut setup = Setup::new("sub_agents: [helper]");
+    setup.extra_agents =
+        "  helper:\n    model: fake\n    instruction: Help.\n    toolsets: [{type: shell}]\n"
+            .to_owned();
+    let mut h = Harness::start(setup).await;
+    h.push(Turn::tool_call(
+        "transfer_task",
+        json!({"agent": "helper", "task": "list", "expected_output": "files"}),
+    ));
+    h.push(Turn::tool_call("shell", json!({"cmd": "ls"})));
+    h.push(Turn::text("could not"));
+    h.push(Turn::text("the helper could not"));
+    let out = h.run_once("ask the helper").await;
+    assert_eq!(out.reason, StopReason::Normal);
+    let asked = h.user.asked.lock().unwrap().clone();
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    assert_eq!(asked[0].session_id, "sess-1");
+    assert_eq!(asked[0].agent, "helper");
+    let routed = h.events.1.lock().unwrap().clone();
+    assert!(
+        routed
+            .iter()
+            .any(|(c, s, k)| c == "sess-1" && s != "sess-1" && k == "tool_confirmation"),
+        "{routed:?}"
+    );
+    assert!(
+        routed
+            .iter()
+            .all(|(c, s, _)| c == "sess-1" && s != "sess-1")
+    );
+}
+
 #[tokio::test]
 async fn transfer_to_an_agent_not_in_sub_agents_is_a_tool_error() {
     let mut setup = Setup::new("sub_agents: [helper]\n");

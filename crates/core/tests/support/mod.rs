@@ -26,11 +26,25 @@ use tether_test_support::fake_llm::{CapturedRequest, Dialect, FakeLlm, Turn};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Default)]
-pub struct Recorder(pub Mutex<Vec<RuntimeEvent>>);
+pub struct Recorder(
+    pub Mutex<Vec<RuntimeEvent>>,
+    pub Mutex<Vec<(String, String, String)>>,
+);
 
 impl EventSink for Recorder {
     fn emit(&self, _: &str, event: RuntimeEvent) {
         self.0.lock().unwrap().push(event);
+    }
+
+    /// Also records which conversation a sub-session's event was for:
+    /// `(conversation, session, kind)`.
+    fn emit_for(&self, conversation: &str, session_id: &str, event: RuntimeEvent) {
+        self.1.lock().unwrap().push((
+            conversation.to_owned(),
+            session_id.to_owned(),
+            event.kind().to_owned(),
+        ));
+        self.emit(session_id, event);
     }
 }
 
