@@ -261,11 +261,32 @@ fn write_command(out: &mut String, cmd: &clap::Command, path: &str) {
                     .map_or_else(|| a.get_id().to_string(), |v| v.join(" ")),
             };
             let help = a.get_help().map(ToString::to_string).unwrap_or_default();
-            let _ = writeln!(out, "| `{name}` | {} |", help.replace('|', "\\|"));
+            let _ = writeln!(
+                out,
+                "| `{}` | {} |",
+                name.replace('|', "\\|"),
+                help.replace('|', "\\|")
+            );
         }
+    }
+    if let Some(after) = cmd.get_after_long_help() {
+        write_examples(out, &after.to_string());
     }
     for sub in cmd.get_subcommands() {
         write_command(out, sub, &format!("{path} {}", sub.get_name()));
+    }
+}
+
+/// A command's examples: written for `--help` as prose paragraphs and indented blocks; the
+/// docs show the blocks as code.
+fn write_examples(out: &mut String, text: &str) {
+    for para in text.split("\n\n") {
+        if para.lines().all(|l| l.starts_with("    ")) {
+            let code: Vec<&str> = para.lines().map(|l| &l[4..]).collect();
+            let _ = writeln!(out, "\n```\n{}\n```", code.join("\n"));
+        } else {
+            let _ = writeln!(out, "\n{para}");
+        }
     }
 }
 
