@@ -74,6 +74,10 @@ if run build_cli cargo build --release -q -p tether-cli; then
   rm -rf "$work"
 fi
 
+# `tether serve` (issue 24): chat latency added over the in-process runtime, RSS per idle
+# session of `serve api` and `serve acp`; needs the release `tether` built above.
+[ -x "$target/release/tether" ] && run serve cargo bench -p tether-serve --bench serve
+
 # redact_secrets end to end (issue 17): `tether hooks fire tool_response_transform` on a 20 MiB
 # tool result, with `redact_secrets: true` against the same agent without it. The two run in
 # turn, 11 times, so that a change in the machine's load hits both alike; the log line holds the
@@ -316,6 +320,32 @@ if [ -n "$slow" ] && [ -n "$conc" ] && [ -n "$extra" ]; then
 else
   row "$goal" "-" ""
 fi
+
+# Serving (issue 24).
+for c in 1 64; do
+  line=$(grep "^chat clients=$c " "$logs/serve.log" 2>/dev/null)
+  goal="\`serve chat\` on the script model, $c client(s): added p50 over the in-process runtime"
+  [ "$c" = 1 ] && goal="$goal ≤ 1 ms" || goal="$goal (p99 shown; no goal)"
+  if [ -n "$line" ]; then
+    v() { sed -n "s/.* $1=\(-\{0,1\}[0-9.]*\).*/\1/p" <<<"$line"; }
+    added=$(v added_p50_us) added99=$(v added_p99_us)
+    measured="+$(calc "%.3f" "$added/1e3") ms p50, +$(calc "%.3f" "$added99/1e3") ms p99 ($(calc "%.2f vs %.2f" "$(v http_p50_us)/1e3, $(v inproc_p50_us)/1e3") ms p50)"
+    if [ "$c" = 1 ]; then verdict=$(ok "$added <= 1000"); else verdict=1; fi
+    row "$goal" "$measured" "$verdict"
+  else
+    row "$goal" "-" ""
+  fi
+done
+for mode in api acp; do
+  line=$(grep "^rss mode=$mode " "$logs/serve.log" 2>/dev/null)
+  goal="500 idle \`serve $mode\` sessions: RSS per session ≤ 256 KiB"
+  if [ -n "$line" ]; then
+    per=$(sed -n 's/.*per_session_kib=\([0-9.]*\).*/\1/p' <<<"$line")
+    row "$goal" "$per KiB" "$(ok "$per <= 256")"
+  else
+    row "$goal" "-" ""
+  fi
+done
 
 # Bounded memory (issue 8).
 if [ -n "$peak_kib" ]; then

@@ -285,19 +285,29 @@ pub(crate) struct FireArgs {
 pub(crate) enum ServeCommand {
     /// docker-agent's HTTP API (`/api`, events over SSE) for the agent files of a file or
     /// directory.
-    #[command(after_long_help = "Example:\n\n    tether serve api ./agents --listen 127.0.0.1:8080\n    curl -s localhost:8080/api/agents\n    curl -s -XPOST localhost:8080/api/sessions -d '{}'            # → {\"id\": \"SESSION\", …}\n    curl -N -XPOST localhost:8080/api/sessions/SESSION/agent/desk \\\n         -d '[{\"content\": \"List files in current dir\"}]'         # events over SSE\n    curl -XPOST localhost:8080/api/sessions/SESSION/resume -d '{\"confirmation\": \"approve\"}'")]
+    #[command(
+        after_long_help = "Example:\n\n    tether serve api ./agents --listen 127.0.0.1:8080\n    curl -s localhost:8080/api/agents\n    curl -s -XPOST localhost:8080/api/sessions -d '{}'            # → {\"id\": \"SESSION\", …}\n    curl -N -XPOST localhost:8080/api/sessions/SESSION/agent/desk \\\n         -d '[{\"content\": \"List files in current dir\"}]'         # events over SSE\n    curl -XPOST localhost:8080/api/sessions/SESSION/resume -d '{\"confirmation\": \"approve\"}'"
+    )]
     Api(ServeApiArgs),
     /// Each agent as one MCP tool (`{message}` → `{response}`), over stdio or streamable HTTP.
-    #[command(after_long_help = "Example (an MCP client's server entry; stdio):\n\n    {\"command\": \"tether\", \"args\": [\"serve\", \"mcp\", \"/path/to/agent.yaml\"]}\n\nOver HTTP, with a token:\n\n    tether serve mcp agent.yaml --http --listen 127.0.0.1:8081 --auth-token \"$TOKEN\"")]
+    #[command(
+        after_long_help = "Example (an MCP client's server entry; stdio):\n\n    {\"command\": \"tether\", \"args\": [\"serve\", \"mcp\", \"/path/to/agent.yaml\"]}\n\nOver HTTP, with a token:\n\n    tether serve mcp agent.yaml --http --listen 127.0.0.1:8081 --auth-token \"$TOKEN\""
+    )]
     Mcp(ServeMcpArgs),
     /// An agent over A2A (JSON-RPC, protocol 1.0 and 0.3), with its agent card.
-    #[command(after_long_help = "Example:\n\n    tether serve a2a agent.yaml --listen 127.0.0.1:8082\n    curl -s localhost:8082/.well-known/agent-card.json")]
+    #[command(
+        after_long_help = "Example:\n\n    tether serve a2a agent.yaml --listen 127.0.0.1:8082\n    curl -s localhost:8082/.well-known/agent-card.json"
+    )]
     A2a(ServeA2aArgs),
     /// The agents as models of an OpenAI-compatible `/v1/chat/completions`.
-    #[command(after_long_help = "Example:\n\n    tether serve chat agent.yaml --api-key-env TETHER_CHAT_KEY\n    curl -s localhost:8083/v1/chat/completions -H \"Authorization: Bearer $TETHER_CHAT_KEY\" \\\n         -d '{\"model\": \"root\", \"messages\": [{\"role\": \"user\", \"content\": \"hello\"}]}'")]
+    #[command(
+        after_long_help = "Example:\n\n    tether serve chat agent.yaml --api-key-env TETHER_CHAT_KEY\n    curl -s localhost:8083/v1/chat/completions -H \"Authorization: Bearer $TETHER_CHAT_KEY\" \\\n         -d '{\"model\": \"root\", \"messages\": [{\"role\": \"user\", \"content\": \"hello\"}]}'"
+    )]
     Chat(ServeChatArgs),
     /// The Agent Client Protocol over stdio, for editors (Zed, JetBrains, Neovim).
-    #[command(after_long_help = "Example (Zed's settings.json):\n\n    \"agent_servers\": {\"Tether\": {\"command\": \"tether\", \"args\": [\"serve\", \"acp\", \"/path/to/agent.yaml\"]}}")]
+    #[command(
+        after_long_help = "Example (Zed's settings.json):\n\n    \"agent_servers\": {\"Tether\": {\"command\": \"tether\", \"args\": [\"serve\", \"acp\", \"/path/to/agent.yaml\"]}}"
+    )]
     Acp(ServeAcpArgs),
 }
 
