@@ -141,14 +141,18 @@ impl Conn {
     }
 
     /// Runs `f` in a transaction opened with `begin` and commits it; rolls back when `f` fails.
+    ///
+    /// `BEGIN` and `f`'s first statement go out together (`biased`: in that order), saving a
+    /// round trip. Should `BEGIN` fail, `f` is dropped before its second statement; its first
+    /// (in every operation a read or the `updated_at` bump) is harmless on its own.
     pub(crate) async fn transaction<T>(
         &self,
         begin: Begin,
         f: impl AsyncFnOnce() -> Result<T, Failure>,
     ) -> Result<T, Failure> {
-        self.client.batch_execute(begin.sql()).await?;
-        match f().await {
-            Ok(value) => {
+        let begun = async { Ok::<_, Failure>(self.client.batch_execute(begin.sql()).await?) };
+        match tokio::try_join!(biased; begun, f()) {
+            Ok(((), value)) => {
                 self.client
                     .batch_execute("COMMIT")
                     .await
