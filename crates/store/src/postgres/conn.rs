@@ -143,8 +143,8 @@ impl Conn {
     /// Runs `f` in a transaction opened with `begin` and commits it; rolls back when `f` fails.
     ///
     /// `BEGIN` and `f`'s first statement go out together (`biased`: in that order), saving a
-    /// round trip. Should `BEGIN` fail, `f` is dropped before its second statement; its first
-    /// (in every operation a read or the `updated_at` bump) is harmless on its own.
+    /// round trip. On an idle connection `BEGIN` fails only when the connection does, and then
+    /// the server runs neither; `f` is dropped before its second statement either way.
     pub(crate) async fn transaction<T>(
         &self,
         begin: Begin,

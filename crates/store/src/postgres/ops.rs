@@ -1,7 +1,9 @@
 //! The operations, as async functions on one pooled connection. Each mirrors its SQLite twin
 //! (`sqlite/reads.rs`, `sqlite/writes.rs`) and returns the same values and errors.
 //!
-//! Writes run in a READ COMMITTED transaction that starts by bumping the session's
+//! Every write runs in an explicit READ COMMITTED transaction, also those of one statement: a
+//! connection that breaks before `COMMIT` is then known to have stored nothing, which is what
+//! lets the pool run the operation again (`pool.rs`). Writes to a session start by bumping its
 //! `updated_at`: that locks the session row, so a second writer to the same session (another
 //! thread, another replica) waits there until the first commits, and then numbers its
 //! messages after the first's. The row count doubles as the existence check, as in SQLite.
@@ -16,25 +18,28 @@ use crate::rows::{MetaRow, SummaryRow, UsageRow, decode_message};
 use crate::{NewSession, SessionSummary, SessionUpdate, StoreError, StoredSession, UsageRecord};
 
 pub(crate) async fn create_session(c: &Conn, s: &NewSession, now: &str) -> Result<(), Failure> {
-    let inserted = c
-        .client
-        .execute(
-            &c.st.create,
-            &[
-                &s.id,
-                &s.parent_id,
-                &s.agent,
-                &now,
-                &s.first_prompt,
-                &path_bytes(&s.working_dir),
-            ],
-        )
-        .await
-        .map_err(|e| parent_missing(e, s))?;
-    if inserted == 0 {
-        return Err(StoreError::AlreadyExists { id: s.id.clone() }.into());
-    }
-    Ok(())
+    c.transaction(Begin::Write, async || {
+        let inserted = c
+            .client
+            .execute(
+                &c.st.create,
+                &[
+                    &s.id,
+                    &s.parent_id,
+                    &s.agent,
+                    &now,
+                    &s.first_prompt,
+                    &path_bytes(&s.working_dir),
+                ],
+            )
+            .await
+            .map_err(|e| parent_missing(e, s))?;
+        if inserted == 0 {
+            return Err(StoreError::AlreadyExists { id: s.id.clone() }.into());
+        }
+        Ok(())
+    })
+    .await
 }
 
 /// A foreign-key violation on insert: the parent is not stored (or was deleted meanwhile).
@@ -94,29 +99,32 @@ pub(crate) async fn update(
     let value = |o: &Option<Option<String>>| o.clone().flatten();
     let worktree_path = u.worktree_path.clone().flatten();
     let changed = c
-        .client
-        .execute(
-            &c.st.update,
-            &[
-                &session_id,
-                &now,
-                &u.agent,
-                &flag(&u.session_context),
-                &value(&u.session_context),
-                &flag(&u.summary),
-                &value(&u.summary),
-                &u.input_tokens.map(count_to_sql),
-                &u.output_tokens.map(count_to_sql),
-                &u.cost,
-                &flag(&u.first_prompt),
-                &value(&u.first_prompt),
-                &u.worktree_path.is_some(),
-                &worktree_path.as_deref().map(path_bytes),
-                &flag(&u.worktree_branch),
-                &value(&u.worktree_branch),
-                &extra,
-            ],
-        )
+        .transaction(Begin::Write, async || {
+            Ok(c.client
+                .execute(
+                    &c.st.update,
+                    &[
+                        &session_id,
+                        &now,
+                        &u.agent,
+                        &flag(&u.session_context),
+                        &value(&u.session_context),
+                        &flag(&u.summary),
+                        &value(&u.summary),
+                        &u.input_tokens.map(count_to_sql),
+                        &u.output_tokens.map(count_to_sql),
+                        &u.cost,
+                        &flag(&u.first_prompt),
+                        &value(&u.first_prompt),
+                        &u.worktree_path.is_some(),
+                        &worktree_path.as_deref().map(path_bytes),
+                        &flag(&u.worktree_branch),
+                        &value(&u.worktree_branch),
+                        &extra,
+                    ],
+                )
+                .await?)
+        })
         .await?;
     if changed == 0 {
         return Err(not_found(session_id));
@@ -156,7 +164,12 @@ pub(crate) async fn record_usage(
 }
 
 pub(crate) async fn delete(c: &Conn, id: &str) -> Result<bool, Failure> {
-    Ok(c.client.execute(&c.st.delete, &[&id]).await? > 0)
+    let deleted = c
+        .transaction(Begin::Write, async || {
+            Ok(c.client.execute(&c.st.delete, &[&id]).await?)
+        })
+        .await?;
+    Ok(deleted > 0)
 }
 
 /// A session's rows, decoded by the caller ([`RawSession::decode`]) so that decoding a long

@@ -9,8 +9,10 @@
 //!
 //! Connections are opened on demand and dropped once broken. An operation whose connection
 //! broke before it committed runs once more on a new connection (a server restart or a
-//! `pg_terminate_backend` costs the caller nothing); a second failure is reported as
-//! [`StoreError::ConnectionLost`]. Nothing here panics on a lost server.
+//! `pg_terminate_backend` costs the caller nothing). If that fails too, the caller gets
+//! [`StoreError::Connect`] (no server) or [`StoreError::ConnectionLost`], both retryable; a
+//! break during `COMMIT` is never retried ([`StoreError::CommitUnknown`]). Nothing here panics
+//! on a lost server.
 
 use std::cell::RefCell;
 use std::future::Future;
