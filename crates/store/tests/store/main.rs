@@ -7,6 +7,7 @@ mod concurrency;
 mod crash;
 mod failures;
 mod listing;
+mod parity;
 mod pg;
 mod postgres;
 mod roundtrip;
