@@ -153,8 +153,9 @@ pub(crate) struct RunArgs {
     /// Continue the most recently updated top-level session.
     #[arg(long)]
     pub(crate) resume: bool,
-    /// The session database (default: `$TETHER_HOME/sessions.db`).
-    #[arg(long, value_name = "PATH")]
+    /// The session database: a SQLite path (default: `$TETHER_HOME/sessions.db`) or a
+    /// `postgres://` URL.
+    #[arg(long, value_name = "PATH|URL")]
     pub(crate) session_db: Option<PathBuf>,
     /// Run in a new git worktree of the working directory (named NAME, or generated).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", require_equals = true)]
@@ -181,16 +182,18 @@ pub(crate) struct SessionsListArgs {
     /// One JSON object per line.
     #[arg(long)]
     pub(crate) json: bool,
-    /// The session database (default: `$TETHER_HOME/sessions.db`).
-    #[arg(long, value_name = "PATH")]
+    /// The session database: a SQLite path (default: `$TETHER_HOME/sessions.db`) or a
+    /// `postgres://` URL.
+    #[arg(long, value_name = "PATH|URL")]
     pub(crate) session_db: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct SessionIdArgs {
     pub(crate) id: String,
-    /// The session database (default: `$TETHER_HOME/sessions.db`).
-    #[arg(long, value_name = "PATH")]
+    /// The session database: a SQLite path (default: `$TETHER_HOME/sessions.db`) or a
+    /// `postgres://` URL.
+    #[arg(long, value_name = "PATH|URL")]
     pub(crate) session_db: Option<PathBuf>,
 }
 
@@ -228,8 +231,9 @@ pub(crate) struct ReplayArgs {
     /// Print JSON (every re-decided call, changed or not) instead of a table of the changes.
     #[arg(long)]
     pub(crate) json: bool,
-    /// The session database (default: `$TETHER_HOME/sessions.db`).
-    #[arg(long, value_name = "PATH")]
+    /// The session database: a SQLite path (default: `$TETHER_HOME/sessions.db`) or a
+    /// `postgres://` URL.
+    #[arg(long, value_name = "PATH|URL")]
     pub(crate) session_db: Option<PathBuf>,
 }
 

@@ -149,8 +149,14 @@ fn tighten_old_home(home: &Path) {
     }
 }
 
-/// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`).
+/// Opens the session database (`--session-db`, else `$TETHER_HOME/sessions.db`): a SQLite path
+/// or a `postgres://` URL.
 pub(crate) fn open_store(path: Option<&Path>) -> anyhow::Result<Arc<tether_store::Store>> {
+    if let Some(url) = path.filter(|p| tether_store::Store::is_postgres_url(p)) {
+        return tether_store::Store::open(url)
+            .map(Arc::new)
+            .map_err(|e| anyhow::anyhow!("cannot open the session database: {e}"));
+    }
     let home = tether_home();
     let path = path.map_or_else(|| home.join("sessions.db"), Path::to_path_buf);
     tighten_old_home(&home);

@@ -1,4 +1,6 @@
-//! Storing and reloading a 1,000-message session on a real file (goal: under 50 ms each way).
+//! Storing and reloading a 1,000-message session on a real file (goal: under 50 ms each way),
+//! and the same on a PostgreSQL server on localhost when one is installed (started as the
+//! tests start theirs, `tests/store/pg.rs`, so with `fsync=off`: round trips, not disks).
 //!
 //! The history looks like an agent's: per turn a short user prompt, an assistant message with
 //! a tool call (100 B – 1 KiB of arguments), the tool's result (100 B – 8 KiB) and an
@@ -11,12 +13,17 @@
     reason = "the bench reports the size of its data"
 )]
 
+use std::cell::Cell;
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use tempfile::TempDir;
 use tether_protocol::{Message, ToolCall};
 use tether_store::{NewSession, Store};
+
+#[path = "../tests/store/pg.rs"]
+#[allow(dead_code, reason = "the bench uses only the server")]
+mod pg;
 
 const MESSAGES: usize = 1000;
 
@@ -120,5 +127,56 @@ fn store_and_load(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, store_and_load);
+fn postgres(c: &mut Criterion) {
+    let Some(server) = pg::PgServer::start() else {
+        return;
+    };
+    let store = Store::open(server.create_database()).unwrap();
+    let messages = history();
+    let sessions = Cell::new(0);
+    let new_session = || {
+        sessions.set(sessions.get() + 1);
+        let id = format!("s{}", sessions.get());
+        store
+            .create_session(&NewSession {
+                id: id.clone(),
+                parent_id: None,
+                agent: "root".into(),
+                working_dir: "/work".into(),
+                first_prompt: Some("bench".into()),
+            })
+            .unwrap();
+        id
+    };
+
+    let mut group = c.benchmark_group("postgres_session_1000_messages");
+    group.sample_size(10);
+    group.bench_function("append_message_each_committed", |b| {
+        b.iter_batched(
+            new_session,
+            |id| {
+                for m in &messages {
+                    black_box(store.append_message(&id, m).unwrap());
+                }
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function("append_messages_one_batch", |b| {
+        b.iter_batched(
+            new_session,
+            |id| store.append_messages(&id, &messages).unwrap(),
+            BatchSize::PerIteration,
+        );
+    });
+    let id = new_session();
+    store.append_messages(&id, &messages).unwrap();
+    assert_eq!(store.load(&id).unwrap().unwrap().messages, messages);
+    group.bench_function("load", |b| {
+        b.iter(|| black_box(store.load(&id).unwrap()));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, store_and_load, postgres);
 criterion_main!(benches);

@@ -3,7 +3,10 @@
 //! SQLite reports most failures as a bare result code; the runtime and the CLI need to tell the
 //! user what to do about them (free disk space, fix permissions, wait for another process), so
 //! the codes that have a remedy get their own variant and a message with a hint, and everything
-//! else keeps the SQLite error as its source.
+//! else keeps the SQLite error as its source. PostgreSQL's SQLSTATEs with the same remedy map to
+//! the same variants (a lock timeout is [`StoreError::Busy`]); what only a server has (a URL,
+//! a connection that breaks) has variants of its own. A PostgreSQL store's "path" in messages
+//! is its URL without the password.
 
 use std::path::{Path, PathBuf};
 
@@ -52,11 +55,7 @@ pub enum StoreError {
     /// Returned by any write on a database that cannot be written (`SQLITE_READONLY`): opened
     /// with `open_read_only`, or a file or directory without write permission. Not retryable
     /// until the permissions change.
-    #[error(
-        "cannot write to `{}`: the database is read-only: check the permissions of `{}` and its directory",
-        path.display(),
-        path.display()
-    )]
+    #[error("{}", read_only_message(path))]
     ReadOnly { path: PathBuf },
 
     /// Returned by any call when another connection held the database lock for longer than the
@@ -155,14 +154,102 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+
+    /// Returned by the `open*` constructors for a PostgreSQL URL that cannot be used: one that
+    /// does not parse, or one that asks for TLS (`sslmode=require` and stricter), which is not
+    /// supported yet. Not retryable.
+    #[error("cannot use the session database URL `{url}`: {detail}")]
+    Url { url: String, detail: String },
+
+    /// Returned by the `open*` constructors, and by any call that needs a new connection, when
+    /// the PostgreSQL server cannot be reached or refuses the login. Retryable.
+    #[error("cannot connect to the session database `{url}`: {}", describe(source))]
+    Connect {
+        url: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+
+    /// Returned by any call whose PostgreSQL connection broke before its transaction committed,
+    /// also on the fresh connection the store retries on once by itself: nothing of the call
+    /// was stored. Retryable.
+    #[error(
+        "lost the connection to the session database `{url}`: {}; retry when it is back",
+        describe(source)
+    )]
+    ConnectionLost {
+        url: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+
+    /// Returned by a write whose PostgreSQL connection broke while committing: the server may
+    /// or may not have stored it. Not retryable blindly (an append could be stored twice):
+    /// load the session to see.
+    #[error(
+        "lost the connection to the session database `{url}` while committing, so the write may or may not be stored: {}",
+        describe(source)
+    )]
+    CommitUnknown {
+        url: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+
+    /// Returned by any call for PostgreSQL failures without a dedicated variant (a missing
+    /// privilege, a schema changed by hand, bugs). Not retryable in general.
+    #[error("session database `{url}`: {}", describe(source))]
+    Postgres {
+        url: String,
+        #[source]
+        source: tokio_postgres::Error,
+    },
+
+    /// Returned by any call on a PostgreSQL store whose worker thread has stopped (only a bug
+    /// stops it). Not retryable: open the store again.
+    #[error("the session database `{url}` is unavailable: the store's worker thread stopped")]
+    WorkerStopped { url: String },
+}
+
+/// A PostgreSQL error with its cause: the client's own `Display` says only "db error".
+pub(crate) fn describe(e: &tokio_postgres::Error) -> String {
+    use std::error::Error as _;
+    if let Some(db) = e.as_db_error() {
+        return db.to_string();
+    }
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+fn read_only_message(path: &Path) -> String {
+    let shown = path.display();
+    if crate::Store::is_postgres_url(path) {
+        format!(
+            "cannot write to `{shown}`: the database is read-only: opened read-only, or a standby server"
+        )
+    } else {
+        format!(
+            "cannot write to `{shown}`: the database is read-only: check the permissions of `{shown}` and its directory"
+        )
+    }
 }
 
 impl StoreError {
     /// Whether repeating the same call later can succeed without anyone changing the database
-    /// or its permissions: a lock held by another process, or a disk that may get space back.
+    /// or its permissions: a lock held by another process, a disk that may get space back, a
+    /// PostgreSQL server that may come back.
     pub fn is_retryable(&self) -> bool {
         match self {
-            Self::Busy { .. } | Self::DiskFull { .. } => true,
+            Self::Busy { .. }
+            | Self::DiskFull { .. }
+            | Self::Connect { .. }
+            | Self::ConnectionLost { .. } => true,
             Self::CreateDir { .. }
             | Self::Permissions { .. }
             | Self::Open { .. }
@@ -176,7 +263,11 @@ impl StoreError {
             | Self::ParentNotFound { .. }
             | Self::AlreadyExists { .. }
             | Self::Encode { .. }
-            | Self::Sqlite { .. } => false,
+            | Self::Sqlite { .. }
+            | Self::Url { .. }
+            | Self::CommitUnknown { .. }
+            | Self::Postgres { .. }
+            | Self::WorkerStopped { .. } => false,
         }
     }
 

@@ -1,13 +1,16 @@
-//! The session store: Tether's sessions, their messages, per-call usage and sub-sessions in one
-//! SQLite file (`$TETHER_HOME/sessions.db`).
+//! The session store: Tether's sessions, their messages, per-call usage and sub-sessions, in one
+//! SQLite file (`$TETHER_HOME/sessions.db`) or, for servers whose replicas share sessions, in a
+//! PostgreSQL database (`postgres://…`), behind one API ([`Store`]).
 //!
 //! The runtime records every message as it happens and relies on "recorded means durable": a
 //! run killed mid-tool-call must resume with everything recorded before the kill. So every
-//! method is one short transaction committed before it returns, on a WAL database (readers
-//! such as `tether sessions list` never block the writer). The API is synchronous, like SQLite;
-//! async callers use `spawn_blocking`. Messages are stored whole as the `Message` JSON the
-//! runtime holds (including tool results as hooks rewrote them), so a stored history replays
-//! to a provider exactly; only the columns that queries need are split out.
+//! method is one short transaction committed before it returns; on SQLite a WAL database
+//! (readers such as `tether sessions list` never block the writer). The API is synchronous,
+//! like SQLite; async callers use `spawn_blocking`, or call it directly and block briefly (the
+//! PostgreSQL backend does its async work on a thread of its own, never the caller's runtime).
+//! Messages are stored whole as the `Message` JSON the runtime holds (including tool results as
+//! hooks rewrote them), so a stored history replays to a provider exactly; only the columns
+//! that queries need are split out.
 //!
 //! ```
 //! use tether_protocol::Message;
@@ -30,10 +33,10 @@
 mod codec;
 mod error;
 mod model;
-mod reads;
-mod schema;
+mod postgres;
+mod rows;
+mod sqlite;
 mod store;
-mod writes;
 
 pub use error::StoreError;
 pub use model::{

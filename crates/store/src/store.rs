@@ -1,33 +1,33 @@
-//! Opening the database and sharing its one connection.
+//! The public [`Store`]: one API over two databases.
 //!
-//! The API is synchronous because SQLite is: the runtime calls it from `spawn_blocking`. One
-//! connection behind a mutex (not a pool) is enough since every call is one short transaction,
-//! and it makes the in-process order of writes the order they were called in. Writes take the
-//! write lock up front (`BEGIN IMMEDIATE`) so that two processes sharing a file wait for each
-//! other through the busy timeout instead of failing on a lock upgrade.
+//! A local run keeps its sessions in a SQLite file; servers running as several replicas share
+//! theirs in PostgreSQL. Callers must not care which, so `Store` is a thin type over a private
+//! backend enum and every method is a one-line dispatch; the backends return the same values
+//! and the same [`StoreError`] variants for the same calls (the integration tests run on both).
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::ffi::OsStr;
+use std::path::Path;
 use std::time::Duration;
 
-use jiff::Timestamp;
-use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
-use tether_exec::private;
+use tether_protocol::Message;
 
-use crate::StoreError;
-use crate::schema::{self, MIGRATIONS, Migration};
+use crate::postgres::{self, Postgres};
+use crate::sqlite::Sqlite;
+use crate::{NewSession, SessionSummary, SessionUpdate, StoreError, StoredSession, UsageRecord};
 
 /// How to open a [`Store`]; `StoreOptions::default()` is what [`Store::open`] uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoreOptions {
     /// How long a call waits for another process's lock before failing with
-    /// [`StoreError::Busy`].
+    /// [`StoreError::Busy`] (SQLite's busy timeout; PostgreSQL's `lock_timeout`).
     pub busy_timeout: Duration,
-    /// Refuse writes with [`StoreError::DiskFull`] once the file would grow past this size
-    /// (SQLite `max_page_count`; never below the file's current size).
+    /// SQLite only: refuse writes with [`StoreError::DiskFull`] once the file would grow past
+    /// this size (SQLite `max_page_count`; never below the file's current size). PostgreSQL
+    /// ignores it: quotas there are the server's business.
     pub max_size_bytes: Option<u64>,
-    /// Open without write access: every write fails with [`StoreError::ReadOnly`], no directory
-    /// is created and the schema is not migrated.
+    /// Open without write access: every write fails with [`StoreError::ReadOnly`] and the
+    /// schema is not migrated (no directory is created for a SQLite file; PostgreSQL sessions
+    /// run with `default_transaction_read_only`).
     pub read_only: bool,
 }
 
@@ -41,301 +41,181 @@ impl Default for StoreOptions {
     }
 }
 
-/// The session store: one SQLite database. `Send + Sync`; share it behind an `Arc`.
+/// The session store: a SQLite file or a PostgreSQL database. `Send + Sync`; share it behind
+/// an `Arc`.
+///
+/// Every call is synchronous and returns once its transaction is committed. On PostgreSQL the
+/// call is carried out by the store's own thread (see `postgres/pool.rs`): the caller blocks on
+/// a channel for about a network round trip or three, as it would on a SQLite lock.
 #[derive(Debug)]
 pub struct Store {
-    /// For error messages; `:memory:` for an in-memory store.
-    path: PathBuf,
-    inner: Mutex<Inner>,
+    backend: Backend,
 }
 
 #[derive(Debug)]
-pub(crate) struct Inner {
-    pub(crate) conn: Connection,
-    /// The last timestamp handed out, so that `updated_at` strictly increases within a process
-    /// even if the wall clock stalls or steps back; `list` order depends on it.
-    last_stamp: Timestamp,
+enum Backend {
+    Sqlite(Sqlite),
+    Postgres(Postgres),
 }
 
-impl Inner {
-    /// The current time, strictly later than any earlier call's.
-    pub(crate) fn now(&mut self) -> Timestamp {
-        let now = Timestamp::now();
-        let next = if now > self.last_stamp {
-            now
-        } else {
-            self.last_stamp
-                .checked_add(jiff::SignedDuration::from_nanos(1))
-                .unwrap_or(now)
-        };
-        self.last_stamp = next;
-        next
-    }
-
-    /// Starts a write transaction holding the database's write lock.
-    pub(crate) fn write(&mut self) -> rusqlite::Result<Transaction<'_>> {
-        self.conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)
-    }
+/// Calls `$method` with the same arguments on whichever backend the store has.
+macro_rules! dispatch {
+    ($self:ident.$method:ident($($arg:expr),*)) => {
+        match &$self.backend {
+            Backend::Sqlite(db) => db.$method($($arg),*),
+            Backend::Postgres(db) => db.$method($($arg),*),
+        }
+    };
 }
 
 impl Store {
-    /// Opens (creating it and its parent directories if needed) the database at `path` and
-    /// migrates its schema. The file and SQLite's files beside it are made 0600 (new
-    /// directories 0700); existing directories are left as they are.
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
-        Self::open_with(path, &StoreOptions::default())
+    /// Opens the store at `location` and migrates its schema.
+    ///
+    /// A `postgres://` or `postgresql://` URL (see [`Store::is_postgres_url`]) opens that
+    /// PostgreSQL database: TLS is not supported yet, so `sslmode=require` (or stricter) is
+    /// refused rather than silently ignored. Anything else is the path of a SQLite file,
+    /// created with its parent directories if needed; the file and SQLite's files beside it are
+    /// made 0600 (new directories 0700), existing directories are left as they are.
+    pub fn open(location: impl AsRef<Path>) -> Result<Self, StoreError> {
+        Self::open_with(location, &StoreOptions::default())
     }
 
-    /// Opens an existing database without write access, e.g. for `tether sessions list` while
-    /// a run holds the file.
-    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+    /// Opens an existing store without write access, e.g. for `tether sessions list` while a
+    /// run holds the file.
+    pub fn open_read_only(location: impl AsRef<Path>) -> Result<Self, StoreError> {
         let options = StoreOptions {
             read_only: true,
             ..StoreOptions::default()
         };
-        Self::open_with(path, &options)
+        Self::open_with(location, &options)
     }
 
-    /// A private database that lives as long as the store; for tests and runs that keep no
-    /// history.
+    /// A private SQLite database that lives as long as the store; for tests and runs that keep
+    /// no history.
     pub fn open_in_memory() -> Result<Self, StoreError> {
-        let path = PathBuf::from(":memory:");
-        let conn = Connection::open_in_memory().map_err(|source| StoreError::Open {
-            path: path.clone(),
-            source,
-        })?;
-        Self::init(path, conn, &StoreOptions::default())
+        Ok(Self {
+            backend: Backend::Sqlite(Sqlite::open_in_memory()?),
+        })
     }
 
-    /// Opens the database at `path` with explicit [`StoreOptions`].
-    pub fn open_with(path: impl AsRef<Path>, options: &StoreOptions) -> Result<Self, StoreError> {
-        let path = path.as_ref().to_path_buf();
-        // The database holds prompts, tool output and tool arguments: owner-only, also when an
-        // older Tether created it readable by others (`tether_exec::private`).
-        let special = path.as_os_str().is_empty() || path.as_os_str() == ":memory:";
-        let flags = if options.read_only {
-            if !special {
-                // Best effort: a read-only open must work on a file system it cannot change.
-                let _ = private::tighten_sqlite(&path);
-            }
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        } else {
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                private::create_dirs(dir).map_err(|source| StoreError::CreateDir {
-                    dir: dir.to_path_buf(),
-                    source,
-                })?;
-            }
-            if !special {
-                private::prepare_sqlite(&path).map_err(|source| StoreError::Permissions {
-                    path: path.clone(),
-                    source,
-                })?;
-            }
-            OpenFlags::SQLITE_OPEN_READ_WRITE
-                | OpenFlags::SQLITE_OPEN_CREATE
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        };
-        let conn = Connection::open_with_flags(&path, flags).map_err(|e| open_error(&path, e))?;
-        Self::init(path, conn, options)
-    }
-
-    fn init(
-        path: PathBuf,
-        mut conn: Connection,
+    /// Opens the store at `location` (a path or a PostgreSQL URL, as for [`Store::open`]) with
+    /// explicit [`StoreOptions`].
+    pub fn open_with(
+        location: impl AsRef<Path>,
         options: &StoreOptions,
     ) -> Result<Self, StoreError> {
-        let sql_err = |e| open_error(&path, e);
-        schema::configure(&conn, options).map_err(sql_err)?;
-        let supported = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
-        if options.read_only {
-            let found = schema::version(&conn).map_err(sql_err)?;
-            if found > supported {
-                return Err(StoreError::SchemaTooNew {
-                    path,
-                    found,
-                    supported,
-                });
-            }
-            if found < supported {
-                return Err(StoreError::SchemaNeedsMigration {
-                    path,
-                    found,
-                    supported,
-                });
-            }
-        } else if let Migration::TooNew { found } =
-            schema::migrate(&mut conn, MIGRATIONS).map_err(sql_err)?
-        {
-            return Err(StoreError::SchemaTooNew {
-                path,
-                found,
-                supported,
-            });
-        }
-        Ok(Self {
-            path,
-            inner: Mutex::new(Inner {
-                conn,
-                last_stamp: Timestamp::UNIX_EPOCH,
-            }),
-        })
+        let location = location.as_ref();
+        let backend = match location.to_str().filter(|s| Self::is_postgres_url(s)) {
+            Some(url) => Backend::Postgres(Postgres::open(url, options)?),
+            None => Backend::Sqlite(Sqlite::open_with(location, options)?),
+        };
+        Ok(Self { backend })
     }
 
-    /// The database file (`:memory:` for an in-memory store).
+    /// Whether `location` names a PostgreSQL database (`postgres://…` or `postgresql://…`)
+    /// rather than a SQLite file, e.g. so that a caller does not create directories for it.
+    pub fn is_postgres_url(location: impl AsRef<OsStr>) -> bool {
+        location
+            .as_ref()
+            .to_str()
+            .is_some_and(postgres::is_postgres_url)
+    }
+
+    /// Where the store is, for messages: the SQLite file (`:memory:` for an in-memory store),
+    /// or the PostgreSQL URL without its password (`postgres://user@host:5432/db`). Errors
+    /// name the store the same way.
     pub fn path(&self) -> &Path {
-        &self.path
+        dispatch!(self.path())
     }
 
-    /// Runs `f` on the connection and maps SQLite failures to [`StoreError`].
-    pub(crate) fn with<T>(
-        &self,
-        f: impl FnOnce(&mut Inner) -> Result<T, Failure>,
-    ) -> Result<T, StoreError> {
-        // A panic while holding the lock dropped its transaction, which rolled it back: the
-        // connection is still consistent, so poisoning carries no information here.
-        let mut inner: MutexGuard<'_, Inner> =
-            self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        f(&mut inner).map_err(|failure| match failure {
-            Failure::Sqlite(e) => StoreError::from_sqlite(&self.path, e),
-            Failure::Store(e) => e,
-        })
+    /// Stores a new session. Fails with [`StoreError::AlreadyExists`] for a known id and
+    /// [`StoreError::ParentNotFound`] when `parent_id` is unknown.
+    pub fn create_session(&self, s: &NewSession) -> Result<(), StoreError> {
+        dispatch!(self.create_session(s))
     }
-}
 
-/// A failure while opening: the specific variants where they apply, else [`StoreError::Open`].
-fn open_error(path: &Path, e: rusqlite::Error) -> StoreError {
-    match StoreError::from_sqlite(path, e) {
-        StoreError::Sqlite { path, source } => StoreError::Open { path, source },
-        other => other,
+    /// Appends one message and returns its sequence number (0 for the first message).
+    pub fn append_message(&self, session_id: &str, m: &Message) -> Result<u64, StoreError> {
+        dispatch!(self.append(session_id, std::slice::from_ref(m)))
     }
-}
 
-/// An error inside a store call, before the path is attached to SQLite failures.
-#[derive(Debug)]
-pub(crate) enum Failure {
-    Sqlite(rusqlite::Error),
-    Store(StoreError),
-}
-
-impl From<rusqlite::Error> for Failure {
-    fn from(e: rusqlite::Error) -> Self {
-        Self::Sqlite(e)
+    /// Appends several messages in one transaction: all of them are stored or none.
+    pub fn append_messages(&self, session_id: &str, ms: &[Message]) -> Result<(), StoreError> {
+        dispatch!(self.append(session_id, ms)).map(drop)
     }
-}
 
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Self::Store(e)
+    /// Replaces the whole history (after a compaction) in one transaction: a reader sees the
+    /// old history or the new one, never a mix, and a failure keeps the old one. Sequence
+    /// numbers restart at 0.
+    pub fn replace_messages(&self, session_id: &str, ms: &[Message]) -> Result<(), StoreError> {
+        dispatch!(self.replace_messages(session_id, ms))
+    }
+
+    /// Sets the fields of `u` that are `Some` and bumps `updated_at`.
+    pub fn update(&self, session_id: &str, u: &SessionUpdate) -> Result<(), StoreError> {
+        dispatch!(self.update(session_id, u))
+    }
+
+    /// Appends the accounting of one model call. The session's token and cost totals are left
+    /// to [`update`](Self::update): whether they are running sums or the current context size
+    /// is the runtime's decision.
+    pub fn record_usage(&self, session_id: &str, r: &UsageRecord) -> Result<(), StoreError> {
+        dispatch!(self.record_usage(session_id, r))
+    }
+
+    /// Deletes a session with its messages, usage and, recursively, its sub-sessions. Returns
+    /// whether the session existed.
+    pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
+        dispatch!(self.delete(id))
+    }
+
+    /// The session with its messages in order and its direct sub-sessions; `None` if unknown.
+    pub fn load(&self, id: &str) -> Result<Option<StoredSession>, StoreError> {
+        dispatch!(self.load(id))
+    }
+
+    /// Top-level sessions, most recently updated first.
+    pub fn list(&self) -> Result<Vec<SessionSummary>, StoreError> {
+        dispatch!(self.list())
+    }
+
+    /// The id of the most recently updated top-level session (`tether run --resume`).
+    pub fn latest(&self) -> Result<Option<String>, StoreError> {
+        dispatch!(self.latest())
+    }
+
+    /// The direct sub-sessions of `id`, oldest first. Fails with [`StoreError::NotFound`] for
+    /// an unknown id.
+    pub fn children(&self, id: &str) -> Result<Vec<SessionSummary>, StoreError> {
+        dispatch!(self.children(id))
+    }
+
+    /// The model calls of `id` in the order they were recorded. Fails with
+    /// [`StoreError::NotFound`] for an unknown id.
+    pub fn usage(&self, id: &str) -> Result<Vec<UsageRecord>, StoreError> {
+        dispatch!(self.usage(id))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pretty_assertions::assert_eq;
-
-    fn pragma(store: &Store, name: &str) -> i64 {
-        store
-            .with(|inner| Ok(inner.conn.pragma_query_value(None, name, |r| r.get(0))?))
-            .unwrap()
-    }
 
     #[test]
-    fn a_file_connection_syncs_normally_enforces_foreign_keys_and_waits_when_busy() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(dir.path().join("s.db")).unwrap();
-
-        let values = ["synchronous", "foreign_keys", "busy_timeout"].map(|p| pragma(&store, p));
-
-        // synchronous: 1 is NORMAL.
-        assert_eq!(values, [1, 1, 5000]);
-    }
-
-    fn mode(path: &Path) -> u32 {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
-    }
-
-    fn beside(db: &Path, suffix: &str) -> PathBuf {
-        let mut name = db.as_os_str().to_owned();
-        name.push(suffix);
-        name.into()
-    }
-
-    fn write_one(store: &Store) {
-        store
-            .create_session(&crate::NewSession {
-                id: "s1".into(),
-                parent_id: None,
-                agent: "root".into(),
-                working_dir: "/w".into(),
-                first_prompt: Some("ghp_secret".into()),
-            })
-            .unwrap();
-    }
-
-    #[test]
-    fn the_database_and_the_files_sqlite_makes_beside_it_are_private() {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("new/sessions.db");
-        let store = Store::open(&db).unwrap();
-        write_one(&store);
-        // While the connection is open the WAL files exist; SQLite gave them the file's mode.
-        assert_eq!(mode(&db), 0o600);
-        assert_eq!(mode(&beside(&db, "-wal")), 0o600);
-        assert_eq!(mode(&beside(&db, "-shm")), 0o600);
-        assert_eq!(mode(&dir.path().join("new")), 0o700);
-    }
-
-    #[test]
-    fn an_existing_wide_database_and_its_wal_files_are_tightened_on_open() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("sessions.db");
-        let set = |p: &Path, mode: u32| {
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
-        };
-        // Keep one connection open so the WAL files stay, as an older Tether left them.
-        let first = Store::open(&db).unwrap();
-        write_one(&first);
-        for p in [db.clone(), beside(&db, "-wal"), beside(&db, "-shm")] {
-            set(&p, 0o644);
-        }
-        set(dir.path(), 0o755);
-        let second = Store::open(&db).unwrap();
-        assert_eq!(second.list().unwrap().len(), 1);
-        for p in [db.clone(), beside(&db, "-wal"), beside(&db, "-shm")] {
-            assert_eq!(mode(&p), 0o600, "{}", p.display());
-        }
-        // The directory may be the user's (`--session-db`): left alone.
-        assert_eq!(mode(dir.path()), 0o755);
-        drop((first, second));
-        set(&db, 0o644);
-        Store::open_read_only(&db).unwrap();
-        assert_eq!(mode(&db), 0o600);
-    }
-
-    #[test]
-    fn the_clock_never_repeats_or_goes_back() {
-        let store = Store::open_in_memory().unwrap();
-        let future = Timestamp::now()
-            .checked_add(jiff::SignedDuration::from_hours(1))
-            .unwrap();
-
-        let stamps = store
-            .with(|inner| {
-                inner.last_stamp = future;
-                Ok([inner.now(), inner.now()])
-            })
-            .unwrap();
-
-        let one_ns = jiff::SignedDuration::from_nanos(1);
-        let expected = [
-            future.checked_add(one_ns).unwrap(),
-            future.checked_add(one_ns * 2).unwrap(),
+    fn postgres_urls_are_told_from_paths() {
+        let urls = [
+            "postgres://u@h/db",
+            "postgresql://h:5433/db?sslmode=disable",
+            "POSTGRES://h/db",
         ];
-        assert_eq!(stamps, expected);
+        let paths = [
+            "sessions.db",
+            "/tmp/postgres/sessions.db",
+            "postgres:/x",
+            "",
+        ];
+        assert!(urls.iter().all(Store::is_postgres_url));
+        assert!(!paths.iter().any(Store::is_postgres_url));
+        assert!(Store::is_postgres_url(Path::new("postgres://h/db")));
     }
 }

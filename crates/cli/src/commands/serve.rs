@@ -134,13 +134,7 @@ fn hub(source: &Path, common: &ServeCommon, mode: &Mode) -> anyhow::Result<Arc<H
 
 /// `--session-db PATH|URL`.
 fn open_store(db: Option<&str>) -> anyhow::Result<Arc<tether_store::Store>> {
-    match db {
-        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => Err(
-            user_error("`--session-db postgres://…` is not supported yet"),
-        ),
-        Some(path) => common::open_store(Some(Path::new(path))),
-        None => common::open_store(None),
-    }
+    common::open_store(db.map(Path::new))
 }
 
 fn listen(addr: &str) -> anyhow::Result<Listen> {

@@ -1,5 +1,5 @@
-//! Several threads, and several connections to one file (as two `tether` processes would
-//! have), writing and reading at once.
+//! Several threads, and several stores on one database (as two `tether` processes or two
+//! server replicas would have), writing and reading at once.
 
 use std::sync::Arc;
 use std::thread;
@@ -8,7 +8,13 @@ use pretty_assertions::assert_eq;
 use tether_protocol::Message;
 use tether_store::Store;
 
-use crate::support::{new_session, sized, temp_store};
+use crate::support::{Db, new_session, on_both_backends, sized};
+
+on_both_backends!(
+    concurrent_appends_from_several_threads_keep_every_message_in_order,
+    two_stores_on_one_database_interleave_appends_without_losing_any,
+    a_reader_sees_the_old_or_the_new_history_never_a_mix,
+);
 
 const THREADS: usize = 4;
 const PER_THREAD: usize = 50;
@@ -23,9 +29,8 @@ fn store_can_be_shared_across_threads() {
     assert_send_sync::<Store>();
 }
 
-#[test]
-fn concurrent_appends_from_several_threads_keep_every_message_in_order() {
-    let (_dir, _path, store) = temp_store();
+fn concurrent_appends_from_several_threads_keep_every_message_in_order(db: &Db) {
+    let store = db.open();
     let store = Arc::new(store);
     store.create_session(&new_session("shared", None)).unwrap();
 
@@ -72,11 +77,10 @@ fn concurrent_appends_from_several_threads_keep_every_message_in_order() {
     }
 }
 
-#[test]
-fn two_connections_to_one_file_interleave_appends_without_losing_any() {
-    let (_dir, path, first) = temp_store();
+fn two_stores_on_one_database_interleave_appends_without_losing_any(db: &Db) {
+    let first = db.open();
     first.create_session(&new_session("s1", None)).unwrap();
-    let stores = [Arc::new(first), Arc::new(Store::open(&path).unwrap())];
+    let stores = [Arc::new(first), Arc::new(db.open())];
 
     let handles: Vec<_> = stores
         .iter()
@@ -104,14 +108,13 @@ fn two_connections_to_one_file_interleave_appends_without_losing_any() {
     assert_eq!(contents, expected);
 }
 
-#[test]
-fn a_reader_sees_the_old_or_the_new_history_never_a_mix() {
-    let (_dir, path, writer) = temp_store();
+fn a_reader_sees_the_old_or_the_new_history_never_a_mix(db: &Db) {
+    let writer = db.open();
     writer.create_session(&new_session("s1", None)).unwrap();
     let long: Vec<Message> = (0..40).map(|i| sized(500, i)).collect();
     let short: Vec<Message> = (0..3).map(|i| sized(100, 1000 + i)).collect();
     writer.append_messages("s1", &long).unwrap();
-    let reader = Store::open(&path).unwrap();
+    let reader = db.open();
 
     let seen = thread::scope(|scope| {
         let reads = scope.spawn(|| {

@@ -1,5 +1,6 @@
 //! "Recorded means durable": a process killed with SIGKILL right after a call returned has
-//! that write on disk. The test re-runs its own binary as the writer and kills it.
+//! that write on disk (or committed on the server). The test re-runs its own binary as the
+//! writer and kills it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -9,10 +10,9 @@ use pretty_assertions::assert_eq;
 use tether_protocol::Message;
 use tether_store::Store;
 
-use crate::support::{new_session, sized};
+use crate::support::{Db, new_session, sized};
 
 const CHILD_ENV: &str = "TETHER_STORE_CRASH_CHILD_DB";
-const TEST_NAME: &str = "crash::a_killed_writer_keeps_every_message_it_recorded";
 const RECORDED: usize = 25;
 const MARKER: &str = "tether-store-recorded=";
 
@@ -41,15 +41,36 @@ fn a_killed_writer_keeps_every_message_it_recorded() {
     if let Some(path) = std::env::var_os(CHILD_ENV) {
         run_child(PathBuf::from(path));
     }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sessions.db");
+    kill_a_writer(
+        &Db::sqlite(),
+        "crash::a_killed_writer_keeps_every_message_it_recorded",
+    );
+}
+
+#[test]
+fn a_killed_writer_on_postgres_keeps_every_message_it_recorded() {
+    if let Some(url) = std::env::var_os(CHILD_ENV) {
+        run_child(PathBuf::from(url));
+    }
+    if let Some(db) = Db::postgres() {
+        kill_a_writer(
+            &db,
+            "crash::a_killed_writer_on_postgres_keeps_every_message_it_recorded",
+        );
+    }
+}
+
+/// Runs test `test_name` of this binary as a writer to `db`, kills it once it has recorded
+/// the history, and reads the history back.
+fn kill_a_writer(db: &Db, test_name: &str) {
+    let path = db.location();
     #[expect(
         clippy::disallowed_methods,
         reason = "the writer must be a separate process to be killed"
     )]
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([TEST_NAME, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, &path)
+        .args([test_name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD_ENV, path)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -64,6 +85,6 @@ fn a_killed_writer_keeps_every_message_it_recorded() {
     child.wait().unwrap();
 
     assert_eq!(said, Some(RECORDED.to_string()));
-    let store = Store::open(&path).unwrap();
+    let store = Store::open(path).unwrap();
     assert_eq!(store.load("s1").unwrap().unwrap().messages, history());
 }

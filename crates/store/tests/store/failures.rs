@@ -10,7 +10,16 @@ use pretty_assertions::assert_eq;
 use tether_protocol::{Message, Usage};
 use tether_store::{SessionUpdate, Store, StoreError, StoreOptions, UsageRecord};
 
-use crate::support::{count_rows, new_session, raw, sized, temp_store};
+use crate::support::{Db, count_rows, new_session, on_both_backends, raw, sized, temp_store};
+
+on_both_backends!(
+    a_replace_swaps_the_whole_history_and_restarts_the_sequence,
+    a_read_only_store_refuses_every_write_with_a_hint,
+    a_message_that_does_not_parse_names_its_session_and_seq,
+    a_timestamp_that_does_not_parse_is_reported_as_corrupt,
+    a_database_from_a_newer_tether_is_refused,
+    a_database_without_the_schema_cannot_be_read_read_only,
+);
 
 /// Writes `history` to a new file at `path` and closes it, so the file holds every page.
 fn seed(path: &Path, history: &[Message]) {
@@ -104,9 +113,8 @@ fn a_failed_replace_keeps_the_old_history() {
     assert_eq!(store.load("s1").unwrap().unwrap().messages, old);
 }
 
-#[test]
-fn a_replace_swaps_the_whole_history_and_restarts_the_sequence() {
-    let (_dir, _path, store) = temp_store();
+fn a_replace_swaps_the_whole_history_and_restarts_the_sequence(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let old: Vec<Message> = (0..10).map(|i| sized(50, i)).collect();
     store.append_messages("s1", &old).unwrap();
@@ -145,6 +153,12 @@ fn every_write(store: &Store) -> Vec<Result<(), StoreError>> {
 }
 
 fn read_only_message(path: &Path) -> String {
+    if Store::is_postgres_url(path) {
+        return format!(
+            "cannot write to `{}`: the database is read-only: opened read-only, or a standby server",
+            path.display()
+        );
+    }
     format!(
         "cannot write to `{}`: the database is read-only: check the permissions of `{}` and its directory",
         path.display(),
@@ -152,20 +166,20 @@ fn read_only_message(path: &Path) -> String {
     )
 }
 
-#[test]
-fn a_read_only_store_refuses_every_write_with_a_permissions_hint() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sessions.db");
+fn a_read_only_store_refuses_every_write_with_a_hint(db: &Db) {
     let history = vec![Message::user("hi"), Message::assistant("hello")];
-    seed(&path, &history);
-    let store = Store::open_read_only(&path).unwrap();
+    let writer = db.open();
+    writer.create_session(&new_session("s1", None)).unwrap();
+    writer.append_messages("s1", &history).unwrap();
+    drop(writer);
+    let store = Store::open_read_only(db.location()).unwrap();
 
     let errors: Vec<String> = every_write(&store)
         .into_iter()
         .map(|r| r.unwrap_err().to_string())
         .collect();
 
-    assert_eq!(errors, vec![read_only_message(&path); 7]);
+    assert_eq!(errors, vec![read_only_message(db.location()); 7]);
     assert_eq!(store.load("s1").unwrap().unwrap().messages, history);
     assert_eq!(store.list().unwrap().len(), 1);
 }
@@ -241,19 +255,13 @@ fn a_lock_held_past_the_busy_timeout_is_reported_as_busy() {
     assert_eq!((err.is_retryable(), readable, seq), (true, true, 0));
 }
 
-#[test]
-fn a_message_that_does_not_parse_names_its_session_and_seq() {
-    let (_dir, path, store) = temp_store();
+fn a_message_that_does_not_parse_names_its_session_and_seq(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     store
         .append_messages("s1", &[Message::user("a"), Message::user("b")])
         .unwrap();
-    raw(&path)
-        .execute(
-            "UPDATE messages SET json = '{not json' WHERE session_id = 's1' AND seq = 1",
-            [],
-        )
-        .unwrap();
+    db.exec("UPDATE messages SET json = '{not json' WHERE session_id = 's1' AND seq = 1");
 
     let err = store.load("s1").unwrap_err();
 
@@ -265,13 +273,10 @@ fn a_message_that_does_not_parse_names_its_session_and_seq() {
     );
 }
 
-#[test]
-fn a_timestamp_that_does_not_parse_is_reported_as_corrupt() {
-    let (_dir, path, store) = temp_store();
+fn a_timestamp_that_does_not_parse_is_reported_as_corrupt(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
-    raw(&path)
-        .execute("UPDATE sessions SET updated_at = 'yesterday'", [])
-        .unwrap();
+    db.exec("UPDATE sessions SET updated_at = 'yesterday'");
 
     let errors = [
         store.load("s1").unwrap_err().to_string(),
@@ -285,20 +290,14 @@ fn a_timestamp_that_does_not_parse_is_reported_as_corrupt() {
     assert_eq!(errors, [expected.clone(), expected]);
 }
 
-#[test]
-fn a_database_from_a_newer_tether_is_refused() {
-    let (_dir, path, store) = temp_store();
-    drop(store);
-    raw(&path)
-        .execute(
-            "INSERT INTO schema_version (version, applied_at) VALUES (99, 'later')",
-            [],
-        )
-        .unwrap();
+fn a_database_from_a_newer_tether_is_refused(db: &Db) {
+    drop(db.open());
+    db.exec("INSERT INTO schema_version (version, applied_at) VALUES (99, 'later')");
+    let path = db.location();
 
     let errors = [
-        Store::open(&path).unwrap_err().to_string(),
-        Store::open_read_only(&path).unwrap_err().to_string(),
+        Store::open(path).unwrap_err().to_string(),
+        Store::open_read_only(path).unwrap_err().to_string(),
     ];
 
     let expected = format!(
@@ -308,13 +307,11 @@ fn a_database_from_a_newer_tether_is_refused() {
     assert_eq!(errors, [expected.clone(), expected]);
 }
 
-#[test]
-fn a_database_without_the_schema_cannot_be_read_read_only() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("sessions.db");
-    raw(&path).execute_batch("CREATE TABLE other (x)").unwrap();
+fn a_database_without_the_schema_cannot_be_read_read_only(db: &Db) {
+    db.exec("CREATE TABLE other (x INTEGER)");
+    let path = db.location();
 
-    let err = Store::open_read_only(&path).unwrap_err();
+    let err = Store::open_read_only(path).unwrap_err();
 
     assert_eq!(
         err.to_string(),
@@ -323,7 +320,7 @@ fn a_database_without_the_schema_cannot_be_read_read_only() {
             path.display()
         )
     );
-    assert_eq!(Store::open(&path).unwrap().list().unwrap(), vec![]);
+    assert_eq!(Store::open(path).unwrap().list().unwrap(), vec![]);
 }
 
 #[test]

@@ -5,7 +5,19 @@ use pretty_assertions::assert_eq;
 use tether_protocol::{Message, Usage};
 use tether_store::{SessionSummary, SessionUpdate, Store, StoreError, UsageRecord};
 
-use crate::support::{count_rows, new_session, temp_store};
+use crate::support::{Db, new_session, on_both_backends};
+
+on_both_backends!(
+    list_shows_top_level_sessions_most_recently_updated_first,
+    every_kind_of_write_moves_a_session_to_the_top,
+    an_empty_store_lists_nothing,
+    children_are_the_direct_sub_sessions_oldest_first,
+    children_and_usage_of_an_unknown_session_are_not_found,
+    delete_cascades_to_sub_sessions_messages_and_usage,
+    deleting_a_sub_session_keeps_its_parent,
+    writes_to_an_unknown_session_are_not_found_and_store_nothing,
+    create_session_rejects_a_duplicate_id_and_an_unknown_parent,
+);
 
 fn summary(store: &Store, id: &str) -> SessionSummary {
     let meta = store.load(id).unwrap().unwrap().meta;
@@ -17,9 +29,8 @@ fn summary(store: &Store, id: &str) -> SessionSummary {
     }
 }
 
-#[test]
-fn list_shows_top_level_sessions_most_recently_updated_first() {
-    let (_dir, _path, store) = temp_store();
+fn list_shows_top_level_sessions_most_recently_updated_first(db: &Db) {
+    let store = db.open();
     for id in ["a", "b", "c"] {
         store.create_session(&new_session(id, None)).unwrap();
     }
@@ -46,9 +57,8 @@ fn list_shows_top_level_sessions_most_recently_updated_first() {
     assert_eq!(store.latest().unwrap(), Some("b".to_owned()));
 }
 
-#[test]
-fn every_kind_of_write_moves_a_session_to_the_top() {
-    let (_dir, _path, store) = temp_store();
+fn every_kind_of_write_moves_a_session_to_the_top(db: &Db) {
+    let store = db.open();
     for id in ["a", "b"] {
         store.create_session(&new_session(id, None)).unwrap();
     }
@@ -77,9 +87,8 @@ fn every_kind_of_write_moves_a_session_to_the_top() {
     assert_eq!(latest, expected);
 }
 
-#[test]
-fn an_empty_store_lists_nothing() {
-    let (_dir, _path, store) = temp_store();
+fn an_empty_store_lists_nothing(db: &Db) {
+    let store = db.open();
 
     assert_eq!(
         (store.list().unwrap(), store.latest().unwrap()),
@@ -87,9 +96,8 @@ fn an_empty_store_lists_nothing() {
     );
 }
 
-#[test]
-fn children_are_the_direct_sub_sessions_oldest_first() {
-    let (_dir, _path, store) = temp_store();
+fn children_are_the_direct_sub_sessions_oldest_first(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("root", None)).unwrap();
     store
         .create_session(&new_session("c1", Some("root")))
@@ -116,9 +124,8 @@ fn children_are_the_direct_sub_sessions_oldest_first() {
     );
 }
 
-#[test]
-fn children_and_usage_of_an_unknown_session_are_not_found() {
-    let (_dir, _path, store) = temp_store();
+fn children_and_usage_of_an_unknown_session_are_not_found(db: &Db) {
+    let store = db.open();
 
     let errors = [
         store.children("nope").unwrap_err().to_string(),
@@ -131,9 +138,8 @@ fn children_and_usage_of_an_unknown_session_are_not_found() {
     );
 }
 
-#[test]
-fn delete_cascades_to_sub_sessions_messages_and_usage() {
-    let (_dir, path, store) = temp_store();
+fn delete_cascades_to_sub_sessions_messages_and_usage(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("root", None)).unwrap();
     store
         .create_session(&new_session("child", Some("root")))
@@ -164,17 +170,16 @@ fn delete_cascades_to_sub_sessions_messages_and_usage() {
         .collect();
     assert_eq!(loaded, [false, false, false, true]);
     let rows = [
-        count_rows(&path, "sessions"),
-        count_rows(&path, "messages"),
-        count_rows(&path, "usage"),
+        db.count_rows("sessions"),
+        db.count_rows("messages"),
+        db.count_rows("usage"),
     ];
     assert_eq!(rows, [1, 2, 1]);
     assert!(!store.delete("root").unwrap());
 }
 
-#[test]
-fn deleting_a_sub_session_keeps_its_parent() {
-    let (_dir, _path, store) = temp_store();
+fn deleting_a_sub_session_keeps_its_parent(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("root", None)).unwrap();
     store
         .create_session(&new_session("child", Some("root")))
@@ -190,9 +195,8 @@ fn deleting_a_sub_session_keeps_its_parent() {
     );
 }
 
-#[test]
-fn writes_to_an_unknown_session_are_not_found_and_store_nothing() {
-    let (_dir, path, store) = temp_store();
+fn writes_to_an_unknown_session_are_not_found_and_store_nothing(db: &Db) {
+    let store = db.open();
     let usage = UsageRecord {
         model_id: "m".into(),
         usage: Usage::default(),
@@ -214,15 +218,11 @@ fn writes_to_an_unknown_session_are_not_found_and_store_nothing() {
     .collect();
 
     assert_eq!(errors, vec!["session `ghost` not found"; 5]);
-    assert_eq!(
-        [count_rows(&path, "messages"), count_rows(&path, "usage")],
-        [0, 0]
-    );
+    assert_eq!([db.count_rows("messages"), db.count_rows("usage")], [0, 0]);
 }
 
-#[test]
-fn create_session_rejects_a_duplicate_id_and_an_unknown_parent() {
-    let (_dir, path, store) = temp_store();
+fn create_session_rejects_a_duplicate_id_and_an_unknown_parent(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
 
     let duplicate = store.create_session(&new_session("s1", None)).unwrap_err();
@@ -238,5 +238,5 @@ fn create_session_rejects_a_duplicate_id_and_an_unknown_parent() {
             "cannot create session `s2`: its parent session `ghost` not found"
         ]
     );
-    assert_eq!(count_rows(&path, "sessions"), 1);
+    assert_eq!(db.count_rows("sessions"), 1);
 }

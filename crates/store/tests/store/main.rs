@@ -1,4 +1,5 @@
-//! Integration tests of `tether-store` on real SQLite files in temp dirs.
+//! Integration tests of `tether-store` on real SQLite files in temp dirs and on real
+//! PostgreSQL servers (see `pg.rs`; most tests run on both backends).
 
 #![allow(clippy::unwrap_used, reason = "tests")]
 
@@ -6,5 +7,8 @@ mod concurrency;
 mod crash;
 mod failures;
 mod listing;
+mod parity;
+mod pg;
+mod postgres;
 mod roundtrip;
 mod support;

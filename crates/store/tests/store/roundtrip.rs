@@ -1,4 +1,4 @@
-//! What goes in comes back out, field for field, also after the file is closed and reopened.
+//! What goes in comes back out, field for field, also after the store is closed and reopened.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -10,11 +10,22 @@ use serde_json::json;
 use tether_protocol::{Message, Usage};
 use tether_store::{NewSession, SessionMeta, SessionUpdate, Store, StoredSession, UsageRecord};
 
-use crate::support::{every_kind_of_message, new_session, sized, temp_store};
+use crate::support::{Db, every_kind_of_message, new_session, on_both_backends, sized};
 
-#[test]
-fn every_message_field_survives_a_round_trip() {
-    let (_dir, _path, store) = temp_store();
+on_both_backends!(
+    every_message_field_survives_a_round_trip,
+    batches_and_single_appends_keep_one_order,
+    a_new_session_loads_with_its_creation_metadata,
+    an_update_sets_every_field_it_carries_and_bumps_updated_at,
+    an_update_clears_fields_set_to_none_and_leaves_absent_ones,
+    usage_records_come_back_in_the_order_recorded,
+    a_reopened_store_has_everything_written_before,
+    a_working_dir_that_is_not_utf8_round_trips,
+    an_unknown_session_loads_as_none,
+);
+
+fn every_message_field_survives_a_round_trip(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let messages = every_kind_of_message();
 
@@ -28,9 +39,8 @@ fn every_message_field_survives_a_round_trip() {
     assert_eq!(store.load("s1").unwrap().unwrap().messages, messages);
 }
 
-#[test]
-fn batches_and_single_appends_keep_one_order() {
-    let (_dir, _path, store) = temp_store();
+fn batches_and_single_appends_keep_one_order(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let all: Vec<Message> = (0..9).map(|i| sized(40, i)).collect();
 
@@ -44,9 +54,8 @@ fn batches_and_single_appends_keep_one_order() {
     assert_eq!(store.load("s1").unwrap().unwrap().messages, all);
 }
 
-#[test]
-fn a_new_session_loads_with_its_creation_metadata() {
-    let (_dir, _path, store) = temp_store();
+fn a_new_session_loads_with_its_creation_metadata(db: &Db) {
+    let store = db.open();
     let new = new_session("s1", None);
     let before = Timestamp::now();
     store.create_session(&new).unwrap();
@@ -83,9 +92,8 @@ fn a_new_session_loads_with_its_creation_metadata() {
     assert_eq!(loaded, expected);
 }
 
-#[test]
-fn an_update_sets_every_field_it_carries_and_bumps_updated_at() {
-    let (_dir, _path, store) = temp_store();
+fn an_update_sets_every_field_it_carries_and_bumps_updated_at(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let created = store.load("s1").unwrap().unwrap().meta;
     let update = SessionUpdate {
@@ -125,9 +133,8 @@ fn an_update_sets_every_field_it_carries_and_bumps_updated_at() {
     assert_eq!(meta, expected);
 }
 
-#[test]
-fn an_update_clears_fields_set_to_none_and_leaves_absent_ones() {
-    let (_dir, _path, store) = temp_store();
+fn an_update_clears_fields_set_to_none_and_leaves_absent_ones(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let set = SessionUpdate {
         session_context: Some(Some("ctx".into())),
@@ -159,9 +166,8 @@ fn an_update_clears_fields_set_to_none_and_leaves_absent_ones() {
     assert_eq!(after, expected);
 }
 
-#[test]
-fn usage_records_come_back_in_the_order_recorded() {
-    let (_dir, _path, store) = temp_store();
+fn usage_records_come_back_in_the_order_recorded(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
     let records = vec![
         UsageRecord {
@@ -195,10 +201,7 @@ fn usage_records_come_back_in_the_order_recorded() {
     assert_eq!(store.usage("s1").unwrap(), records);
 }
 
-#[test]
-fn a_reopened_file_has_everything_written_before() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested").join("deeper").join("sessions.db");
+fn a_reopened_store_has_everything_written_before(db: &Db) {
     let messages = every_kind_of_message();
     let usage = UsageRecord {
         model_id: "openai/gpt-4o".into(),
@@ -210,7 +213,7 @@ fn a_reopened_file_has_everything_written_before() {
         at: Timestamp::from_second(1_760_000_000).unwrap(),
     };
     let written = {
-        let store = Store::open(&path).unwrap();
+        let store = db.open();
         store.create_session(&new_session("s1", None)).unwrap();
         store
             .create_session(&new_session("child", Some("s1")))
@@ -225,7 +228,7 @@ fn a_reopened_file_has_everything_written_before() {
         store.load("s1").unwrap().unwrap()
     };
 
-    let reopened = Store::open(&path).unwrap();
+    let reopened = db.open();
 
     assert_eq!(reopened.load("s1").unwrap(), Some(written.clone()));
     assert_eq!(reopened.usage("s1").unwrap(), vec![usage]);
@@ -235,9 +238,8 @@ fn a_reopened_file_has_everything_written_before() {
     );
 }
 
-#[test]
-fn a_working_dir_that_is_not_utf8_round_trips() {
-    let (_dir, _path, store) = temp_store();
+fn a_working_dir_that_is_not_utf8_round_trips(db: &Db) {
+    let store = db.open();
     let working_dir = PathBuf::from(OsString::from_vec(b"/work/caf\xe9".to_vec()));
     let new = NewSession {
         working_dir: working_dir.clone(),
@@ -251,12 +253,23 @@ fn a_working_dir_that_is_not_utf8_round_trips() {
     );
 }
 
-#[test]
-fn an_unknown_session_loads_as_none() {
-    let (_dir, _path, store) = temp_store();
+fn an_unknown_session_loads_as_none(db: &Db) {
+    let store = db.open();
     store.create_session(&new_session("s1", None)).unwrap();
 
     assert_eq!(store.load("s2").unwrap(), None);
+}
+
+#[test]
+fn a_file_in_directories_that_do_not_exist_yet_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested").join("deeper").join("sessions.db");
+    let store = Store::open(&path).unwrap();
+    store.create_session(&new_session("s1", None)).unwrap();
+
+    let reopened = Store::open(&path).unwrap();
+
+    assert_eq!(reopened.list().unwrap().len(), 1);
 }
 
 #[test]

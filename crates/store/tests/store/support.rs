@@ -1,4 +1,5 @@
-//! Shared fixtures: stores on real files in temp dirs, sessions, and messages that use every
+//! Shared fixtures: a fresh database of either backend (a SQLite file in a temp dir, or a
+//! database on a PostgreSQL server of the test's own), sessions, and messages that use every
 //! field of `Message`.
 
 use std::path::{Path, PathBuf};
@@ -7,7 +8,96 @@ use serde_json::json;
 use tempfile::TempDir;
 use tether_protocol::chat::ImageUrl;
 use tether_protocol::{ContentPart, FunctionCall, Message, ToolCall};
-use tether_store::{NewSession, Store};
+use tether_store::{NewSession, Store, StoreOptions};
+
+use crate::pg::PgServer;
+
+/// Turns `fn name(db: &Db)` into two tests, `name::sqlite` and `name::postgres`, each on a
+/// fresh database (the second skips where PostgreSQL is not installed; see `pg.rs`).
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn sqlite() {
+                super::$name(&crate::support::Db::sqlite());
+            }
+
+            #[test]
+            fn postgres() {
+                if let Some(db) = crate::support::Db::postgres() {
+                    super::$name(&db);
+                }
+            }
+        }
+    )*};
+}
+pub(crate) use on_both_backends;
+
+/// A fresh, empty database that a test may open several stores on.
+#[derive(Debug)]
+pub(crate) enum Db {
+    Sqlite { _dir: TempDir, path: PathBuf },
+    Postgres { server: PgServer, url: PathBuf },
+}
+
+impl Db {
+    pub(crate) fn sqlite() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sessions.db");
+        Self::Sqlite { _dir: dir, path }
+    }
+
+    /// `None` where PostgreSQL is not installed (and `CI` is not set).
+    pub(crate) fn postgres() -> Option<Self> {
+        let server = PgServer::start()?;
+        let url = server.create_database().into();
+        Some(Self::Postgres { server, url })
+    }
+
+    /// What `Store::open` takes: the file's path or the database's URL.
+    pub(crate) fn location(&self) -> &Path {
+        match self {
+            Self::Sqlite { path, .. } => path,
+            Self::Postgres { url, .. } => url,
+        }
+    }
+
+    pub(crate) fn open(&self) -> Store {
+        Store::open(self.location()).unwrap()
+    }
+
+    pub(crate) fn open_with(&self, options: &StoreOptions) -> Store {
+        Store::open_with(self.location(), options).unwrap()
+    }
+
+    /// Runs `sql` behind the store's back.
+    pub(crate) fn exec(&self, sql: &str) {
+        match self {
+            Self::Sqlite { path, .. } => {
+                raw(path).execute_batch(sql).unwrap();
+            }
+            Self::Postgres { url, .. } => {
+                crate::pg::Raw::connect(url.to_str().unwrap()).batch(sql);
+            }
+        }
+    }
+
+    pub(crate) fn count_rows(&self, table: &str) -> i64 {
+        match self {
+            Self::Sqlite { path, .. } => count_rows(path, table),
+            Self::Postgres { url, .. } => crate::pg::Raw::connect(url.to_str().unwrap())
+                .count(&format!("SELECT count(*) FROM {table}")),
+        }
+    }
+
+    /// The server of a PostgreSQL database.
+    pub(crate) fn server(&self) -> Option<&PgServer> {
+        match self {
+            Self::Sqlite { .. } => None,
+            Self::Postgres { server, .. } => Some(server),
+        }
+    }
+}
 
 /// A store on a fresh file; keep the `TempDir` alive as long as the store.
 pub(crate) fn temp_store() -> (TempDir, PathBuf, Store) {

@@ -9,14 +9,14 @@ use rusqlite::types::Value;
 use rusqlite::{Transaction, params};
 use tether_protocol::Message;
 
-use crate::codec::{count_to_sql, opt_path_value, path_value, stamp};
-use crate::store::Failure;
-use crate::{NewSession, SessionUpdate, Store, StoreError, UsageRecord};
+use super::{Failure, Sqlite};
+use crate::codec::{
+    Encoded, count_to_sql, encode, encode_extra, opt_path_value, path_value, stamp,
+};
+use crate::{NewSession, SessionUpdate, StoreError, UsageRecord};
 
-impl Store {
-    /// Stores a new session. Fails with [`StoreError::AlreadyExists`] for a known id and
-    /// [`StoreError::ParentNotFound`] when `parent_id` is unknown.
-    pub fn create_session(&self, s: &NewSession) -> Result<(), StoreError> {
+impl Sqlite {
+    pub(crate) fn create_session(&self, s: &NewSession) -> Result<(), StoreError> {
         self.with(|inner| {
             let now = stamp(inner.now());
             let tx = inner.write()?;
@@ -49,18 +49,8 @@ impl Store {
         })
     }
 
-    /// Appends one message and returns its sequence number (0 for the first message).
-    pub fn append_message(&self, session_id: &str, m: &Message) -> Result<u64, StoreError> {
-        self.append(session_id, std::slice::from_ref(m))
-    }
-
-    /// Appends several messages in one transaction: all of them are stored or none.
-    pub fn append_messages(&self, session_id: &str, ms: &[Message]) -> Result<(), StoreError> {
-        self.append(session_id, ms).map(drop)
-    }
-
     /// Appends `ms` in one transaction; returns the sequence number of the first.
-    fn append(&self, session_id: &str, ms: &[Message]) -> Result<u64, StoreError> {
+    pub(crate) fn append(&self, session_id: &str, ms: &[Message]) -> Result<u64, StoreError> {
         let encoded = encode(session_id, ms)?;
         self.with(|inner| {
             let now = stamp(inner.now());
@@ -73,10 +63,11 @@ impl Store {
         })
     }
 
-    /// Replaces the whole history (after a compaction) in one transaction: a reader sees the
-    /// old history or the new one, never a mix, and a failure keeps the old one. Sequence
-    /// numbers restart at 0.
-    pub fn replace_messages(&self, session_id: &str, ms: &[Message]) -> Result<(), StoreError> {
+    pub(crate) fn replace_messages(
+        &self,
+        session_id: &str,
+        ms: &[Message],
+    ) -> Result<(), StoreError> {
         let encoded = encode(session_id, ms)?;
         self.with(|inner| {
             let now = stamp(inner.now());
@@ -89,8 +80,7 @@ impl Store {
         })
     }
 
-    /// Sets the fields of `u` that are `Some` and bumps `updated_at`.
-    pub fn update(&self, session_id: &str, u: &SessionUpdate) -> Result<(), StoreError> {
+    pub(crate) fn update(&self, session_id: &str, u: &SessionUpdate) -> Result<(), StoreError> {
         let (assignments, mut values) = update_columns(session_id, u)?;
         self.with(|inner| {
             let now = stamp(inner.now());
@@ -111,10 +101,7 @@ impl Store {
         })
     }
 
-    /// Appends the accounting of one model call. The session's token and cost totals are left
-    /// to [`update`](Self::update): whether they are running sums or the current context size
-    /// is the runtime's decision.
-    pub fn record_usage(&self, session_id: &str, r: &UsageRecord) -> Result<(), StoreError> {
+    pub(crate) fn record_usage(&self, session_id: &str, r: &UsageRecord) -> Result<(), StoreError> {
         self.with(|inner| {
             let now = stamp(inner.now());
             let tx = inner.write()?;
@@ -142,9 +129,7 @@ impl Store {
         })
     }
 
-    /// Deletes a session with its messages, usage and, recursively, its sub-sessions. Returns
-    /// whether the session existed.
-    pub fn delete(&self, id: &str) -> Result<bool, StoreError> {
+    pub(crate) fn delete(&self, id: &str) -> Result<bool, StoreError> {
         self.with(|inner| {
             let tx = inner.write()?;
             let deleted = tx.execute("DELETE FROM sessions WHERE id = ?1", [id])?;
@@ -181,26 +166,6 @@ fn next_seq(tx: &Transaction<'_>, table: &'static str, session_id: &str) -> rusq
         .prepare_cached(&sql)?
         .query_row([session_id], |row| row.get(0))?;
     Ok(u64::try_from(next).unwrap_or(0))
-}
-
-/// A message ready to insert: its role and JSON.
-struct Encoded {
-    role: &'static str,
-    json: String,
-}
-
-fn encode(session_id: &str, ms: &[Message]) -> Result<Vec<Encoded>, StoreError> {
-    ms.iter()
-        .map(|m| {
-            Ok(Encoded {
-                role: m.role.as_str(),
-                json: serde_json::to_string(m).map_err(|source| StoreError::Encode {
-                    session_id: session_id.to_owned(),
-                    source,
-                })?,
-            })
-        })
-        .collect()
 }
 
 fn insert_messages(
@@ -259,11 +224,7 @@ fn update_columns(
         set("worktree_branch", text(branch));
     }
     if let Some(extra) = &u.extra {
-        let json = serde_json::to_string(extra).map_err(|source| StoreError::Encode {
-            session_id: session_id.to_owned(),
-            source,
-        })?;
-        set("extra", Value::Text(json));
+        set("extra", Value::Text(encode_extra(session_id, extra)?));
     }
     Ok((columns, values))
 }
