@@ -380,6 +380,43 @@ fn cancel_stops_a_running_task_and_its_session_still_ends() {
     }
 }
 
+#[test]
+fn a_client_that_goes_away_cancels_its_turn_and_a_slow_turn_blocks_no_other() {
+    let dir = project();
+    let server = start(dir.path(), &["--safety", "autonomous"]);
+    let code = r#"
+import json, sys, httpx
+url = sys.argv[1] + "/invoke"
+def body(method, text):
+    return {"jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": {
+        "messageId": "m", "role": "user", "parts": [{"kind": "text", "text": text}]}}}
+out = {}
+with httpx.stream("POST", url, json=body("message/stream", "Run: sleep 600"), timeout=120) as r:
+    for line in r.iter_lines():
+        if "calling `shell`" in line:
+            break
+    # The slow turn runs: another message is answered meanwhile.
+    out["other"] = httpx.post(url, json=body("message/send", "hello"), timeout=120).json()
+# A blocking send whose client gives up.
+try:
+    httpx.post(url, json=body("message/send", "Run: sleep 601"), timeout=1)
+except httpx.TimeoutException:
+    out["gave_up"] = True
+print(json.dumps(out))
+"#;
+    #[expect(clippy::disallowed_methods, reason = "tests run python's httpx")]
+    let out = std::process::Command::new(serve::python())
+        .args(["-c", code, &server.url])
+        .output()
+        .unwrap();
+    let out: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(out["other"]["result"]["status"]["state"], "completed", "{out:#}");
+    assert_eq!(out["gave_up"], true, "{out:#}");
+    // All three sessions ended: the two abandoned turns were cancelled, not left to sleep.
+    assert_eq!(wait_lines(&dir.path().join("session_end.log"), 3), 3);
+}
+
 /// Plain HTTP requests through Python's httpx (what no SDK would send, and docker-agent's
 /// hand-built requests): `(method, url, headers JSON, body)` each; `[{status, body}]` back.
 fn http(requests: &[(&str, &str, &str, &str)]) -> Vec<Value> {

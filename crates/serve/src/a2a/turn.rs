@@ -154,8 +154,8 @@ async fn run(
     }
 }
 
-/// What a runtime event changes in the task: answers become artifacts; tool failures (a
-/// denial among them) and hook blocks become the working status's message.
+/// What a runtime event changes in the task: answers become artifacts; tool calls, tool
+/// failures (a denial among them) and hook blocks become the working status's message.
 fn update(shared: &Shared, id: &str, event: RuntimeEvent) -> Option<Update> {
     match event {
         RuntimeEvent::AgentMessage { text, .. } if !text.trim().is_empty() => {
@@ -171,6 +171,7 @@ fn update(shared: &Shared, id: &str, event: RuntimeEvent) -> Option<Update> {
             })?;
             Some(Update::Artifact(task, artifact?))
         }
+        RuntimeEvent::ToolCall { name, .. } => status(shared, id, format!("calling `{name}`")),
         RuntimeEvent::ToolResponse {
             name,
             response,
