@@ -78,7 +78,10 @@ fn client(sdk: Sdk, url: &str, token: Option<&str>, mode: &str, prompts: &[&str]
         Sdk::V10 => (serve::python(), script("client10.py")),
         Sdk::V03 => (serve::python03(), script("client03.py")),
     };
-    #[expect(clippy::disallowed_methods, reason = "tests run the official SDK clients")]
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tests run the official SDK clients"
+    )]
     let out = std::process::Command::new(python)
         .arg(file)
         .args([url, token.unwrap_or("-"), mode])
@@ -261,8 +264,7 @@ fn a_0_3_client_streams_submitted_working_the_answer_and_a_final_completed() {
             Some(u) => format!(
                 "{}:{}",
                 u["kind"].as_str().unwrap(),
-                u.get("status")
-                    .map_or("", |s| s["state"].as_str().unwrap())
+                u.get("status").map_or("", |s| s["state"].as_str().unwrap())
             ),
         })
         .collect();
@@ -301,12 +303,14 @@ fn a_token_guards_everything_but_the_card() {
         assert_eq!(artifact_texts(&task), ["You said: hi"], "{sdk:?}");
     }
     let card = client(Sdk::V03, &server.url, None, "card", &[]);
-    assert_eq!(card["card"]["securitySchemes"]["bearer"]["scheme"], "bearer");
+    assert_eq!(
+        card["card"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
     assert_eq!(card["card"]["security"], json!([{"bearer": []}]));
     let card = client(Sdk::V10, &server.url, None, "card", &[]);
     assert_eq!(
-        card["card"]["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"],
-        "bearer",
+        card["card"]["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "bearer",
         "{card:#}"
     );
     // Only the runs with the right token reached the agent.
@@ -320,7 +324,13 @@ fn a_pre_tool_use_hook_that_denies_holds_and_the_client_hears_why() {
     // every other call runs.
     let server = start(dir.path(), &["--safety", "autonomous"]);
     for sdk in [Sdk::V10, Sdk::V03] {
-        let out = client(sdk, &server.url, None, "send", &["Run: touch denied-marker"]);
+        let out = client(
+            sdk,
+            &server.url,
+            None,
+            "send",
+            &["Run: touch denied-marker"],
+        );
         let task = final_task(sdk, &out);
         let texts = artifact_texts(&task);
         assert_eq!(texts.len(), 1, "{out:#}");
@@ -328,7 +338,13 @@ fn a_pre_tool_use_hook_that_denies_holds_and_the_client_hears_why() {
         assert!(!dir.path().join("denied-marker").exists());
     }
     // The stream also says which tool failed and why, as the working status's message.
-    let out = client(Sdk::V10, &server.url, None, "stream", &["Run: touch denied-marker"]);
+    let out = client(
+        Sdk::V10,
+        &server.url,
+        None,
+        "stream",
+        &["Run: touch denied-marker"],
+    );
     let said: Vec<&str> = out["runs"][0]
         .as_array()
         .unwrap()
@@ -342,7 +358,13 @@ fn a_pre_tool_use_hook_that_denies_holds_and_the_client_hears_why() {
     );
     assert!(!dir.path().join("denied-marker").exists());
     // The same hook lets other commands through (it can fail: the marker appears).
-    let out = client(Sdk::V10, &server.url, None, "send", &["Run: touch allowed-marker"]);
+    let out = client(
+        Sdk::V10,
+        &server.url,
+        None,
+        "send",
+        &["Run: touch allowed-marker"],
+    );
     final_task(Sdk::V10, &out);
     assert!(dir.path().join("allowed-marker").exists(), "{out:#}");
 }
@@ -373,10 +395,17 @@ fn cancel_stops_a_running_task_and_its_session_still_ends() {
     for (n, sdk) in [Sdk::V10, Sdk::V03].into_iter().enumerate() {
         let out = client(sdk, &server.url, None, "cancel", &["Run: sleep 600"]);
         assert!(out.get("error").is_none(), "{out:#}");
-        assert_eq!(out["canceled"]["status"]["state"], state(sdk, "canceled"), "{out:#}");
+        assert_eq!(
+            out["canceled"]["status"]["state"],
+            state(sdk, "canceled"),
+            "{out:#}"
+        );
         assert_eq!(out["got"]["status"]["state"], state(sdk, "canceled"));
         // The turn stopped: session_end ran although `sleep 600` would still be running.
-        assert_eq!(wait_lines(&dir.path().join("session_end.log"), n + 1), n + 1);
+        assert_eq!(
+            wait_lines(&dir.path().join("session_end.log"), n + 1),
+            n + 1
+        );
     }
 }
 
@@ -411,7 +440,10 @@ print(json.dumps(out))
         .unwrap();
     let out: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    assert_eq!(out["other"]["result"]["status"]["state"], "completed", "{out:#}");
+    assert_eq!(
+        out["other"]["result"]["status"]["state"], "completed",
+        "{out:#}"
+    );
     assert_eq!(out["gave_up"], true, "{out:#}");
     // All three sessions ended: the two abandoned turns were cancelled, not left to sleep.
     assert_eq!(wait_lines(&dir.path().join("session_end.log"), 3), 3);
@@ -465,16 +497,41 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_stays_up() {
     let cases = [
         ("", "{\"jsonrpc\": \"2.0\", ".to_owned()),
         ("", "[1, 2]".to_owned()),
-        ("", r#"{"jsonrpc":"1.0","id":1,"method":"message/send"}"#.to_owned()),
-        ("", r#"{"jsonrpc":"2.0","id":2,"method":"tasks/explode"}"#.to_owned()),
-        ("", r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"nope":1}}"#.to_owned()),
-        ("", r#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"id":"t-404"}}"#.to_owned()),
-        ("", r#"{"jsonrpc":"2.0","id":5,"method":"CancelTask","params":{"id":"t-404"}}"#.to_owned()),
+        (
+            "",
+            r#"{"jsonrpc":"1.0","id":1,"method":"message/send"}"#.to_owned(),
+        ),
+        (
+            "",
+            r#"{"jsonrpc":"2.0","id":2,"method":"tasks/explode"}"#.to_owned(),
+        ),
+        (
+            "",
+            r#"{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"nope":1}}"#.to_owned(),
+        ),
+        (
+            "",
+            r#"{"jsonrpc":"2.0","id":4,"method":"tasks/get","params":{"id":"t-404"}}"#.to_owned(),
+        ),
+        (
+            "",
+            r#"{"jsonrpc":"2.0","id":5,"method":"CancelTask","params":{"id":"t-404"}}"#.to_owned(),
+        ),
         ("", send("message/send", "[]")),
-        (r#"{"A2A-Version": "0.3"}"#, send("SendMessage", r#"[{"text":"hi"}]"#)),
-        ("", r#"{"jsonrpc":"2.0","id":6,"method":"tasks/pushNotificationConfig/set","params":{}}"#.to_owned()),
+        (
+            r#"{"A2A-Version": "0.3"}"#,
+            send("SendMessage", r#"[{"text":"hi"}]"#),
+        ),
+        (
+            "",
+            r#"{"jsonrpc":"2.0","id":6,"method":"tasks/pushNotificationConfig/set","params":{}}"#
+                .to_owned(),
+        ),
         ("", big),
-        ("", send("message/send", r#"[{"kind":"text","text":"still here?"}]"#)),
+        (
+            "",
+            send("message/send", r#"[{"kind":"text","text":"still here?"}]"#),
+        ),
     ];
     let invoke = format!("{}/invoke", server.url);
     let requests: Vec<(&str, &str, &str, &str)> = cases
@@ -509,9 +566,13 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_stays_up() {
 #[test]
 fn a_non_loopback_listen_needs_a_token_or_insecure_no_auth() {
     let dir = project();
-    let out = serve::command(dir.path(), &["a2a", "agent.yaml", "--listen", "0.0.0.0:0"], &[])
-        .output()
-        .unwrap();
+    let out = serve::command(
+        dir.path(),
+        &["a2a", "agent.yaml", "--listen", "0.0.0.0:0"],
+        &[],
+    )
+    .output()
+    .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -520,12 +581,27 @@ fn a_non_loopback_listen_needs_a_token_or_insecure_no_auth() {
     );
     let server = Server::start(
         dir.path(),
-        &["a2a", "agent.yaml", "--listen", "0.0.0.0:0", "--insecure-no-auth"],
+        &[
+            "a2a",
+            "agent.yaml",
+            "--listen",
+            "0.0.0.0:0",
+            "--insecure-no-auth",
+        ],
         &[],
     );
     let port = server.url.rsplit_once(':').unwrap().1;
-    let out = client(Sdk::V10, &format!("http://127.0.0.1:{port}"), None, "send", &["hi"]);
-    assert_eq!(artifact_texts(&final_task(Sdk::V10, &out)), ["You said: hi"]);
+    let out = client(
+        Sdk::V10,
+        &format!("http://127.0.0.1:{port}"),
+        None,
+        "send",
+        &["hi"],
+    );
+    assert_eq!(
+        artifact_texts(&final_task(Sdk::V10, &out)),
+        ["You said: hi"]
+    );
 }
 
 // docker-agent's e2e/a2a_test.go, its cassettes replayed through a local provider server.

@@ -84,7 +84,10 @@ mod tests {
             base_url(Some("example.org:9"), Some("0.0.0.0:1")),
             "http://example.org:9"
         );
-        assert_eq!(base_url(None, Some("0.0.0.0:8082")), "http://localhost:8082");
+        assert_eq!(
+            base_url(None, Some("0.0.0.0:8082")),
+            "http://localhost:8082"
+        );
         assert_eq!(base_url(None, Some("[::]:8082")), "http://localhost:8082");
         assert_eq!(base_url(None, Some("127.0.0.1:5")), "http://127.0.0.1:5");
         assert_eq!(base_url(None, Some("unix:///tmp/s")), "http://localhost");

@@ -95,11 +95,7 @@ async fn agent_card(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap) -
     Json(card::card(&shared, &base))
 }
 
-async fn rpc(
-    AxState(shared): AxState<Arc<Shared>>,
-    headers: HeaderMap,
-    body: Bytes,
-) -> Response {
+async fn rpc(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
     if let Some(token) = &shared.token {
         let given = headers
             .get(header::AUTHORIZATION)
@@ -127,7 +123,17 @@ async fn rpc(
     };
     let stream = method == Method::Stream;
     let answer = match check_version(&headers, version) {
-        Ok(()) => dispatch(&shared, req.id.clone(), &req.method, method, version, req.params).await,
+        Ok(()) => {
+            dispatch(
+                &shared,
+                req.id.clone(),
+                &req.method,
+                method,
+                version,
+                req.params,
+            )
+            .await
+        }
         Err(e) => Err(e),
     };
     match answer {
@@ -148,7 +154,9 @@ fn check_version(headers: &HeaderMap, version: Version) -> Result<(), RpcError> 
     match (version, said) {
         (Version::V10, Some(v)) if v.starts_with("0.") => Err(RpcError::new(
             wire::VERSION_NOT_SUPPORTED,
-            format!("A2A-Version `{v}` does not have 1.0 methods: use `message/send` and the 0.3 shapes, or send `A2A-Version: 1.0`"),
+            format!(
+                "A2A-Version `{v}` does not have 1.0 methods: use `message/send` and the 0.3 shapes, or send `A2A-Version: 1.0`"
+            ),
         )),
         _ => Ok(()),
     }
@@ -167,7 +175,10 @@ async fn dispatch(
         Method::Get => {
             let p: TaskIdWire = wire::params(name, params)?;
             let task = shared.tasks.get(&p.id)?;
-            Ok(json(wire::result_response(&id, render.task(&task, p.history_length))))
+            Ok(json(wire::result_response(
+                &id,
+                render.task(&task, p.history_length),
+            )))
         }
         Method::Cancel => {
             let p: TaskIdWire = wire::params(name, params)?;

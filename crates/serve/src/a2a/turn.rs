@@ -182,7 +182,11 @@ fn update(shared: &Shared, id: &str, event: RuntimeEvent) -> Option<Update> {
             event,
             hook,
             message,
-        } => status(shared, id, format!("hook `{hook}` blocked {event}: {message}")),
+        } => status(
+            shared,
+            id,
+            format!("hook `{hook}` blocked {event}: {message}"),
+        ),
         _ => None,
     }
 }

@@ -39,8 +39,12 @@ pub(crate) fn method(name: &str) -> Result<(Method, Version), RpcError> {
                 format!("`{name}`: push notifications are not supported"),
             ));
         }
-        "tasks/resubscribe" | "tasks/list" | "agent/getAuthenticatedExtendedCard"
-        | "SubscribeToTask" | "ListTasks" | "GetExtendedAgentCard" => {
+        "tasks/resubscribe"
+        | "tasks/list"
+        | "agent/getAuthenticatedExtendedCard"
+        | "SubscribeToTask"
+        | "ListTasks"
+        | "GetExtendedAgentCard" => {
             return Err(RpcError::new(
                 UNSUPPORTED,
                 format!("`{name}` is not supported by this agent"),
@@ -403,5 +407,122 @@ impl Render {
             Version::V03 => v,
             Version::V10 => json!({ field: v }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task() -> Task {
+        Task {
+            id: "t1".to_owned(),
+            context_id: "c1".to_owned(),
+            state: State::Completed,
+            status_message: None,
+            timestamp: "2026-01-01T00:00:00Z".to_owned(),
+            artifacts: vec![Artifact {
+                id: "a1".to_owned(),
+                text: "4".to_owned(),
+            }],
+            history: vec![Msg {
+                id: "m1".to_owned(),
+                user: true,
+                text: "2+2?".to_owned(),
+            }],
+        }
+    }
+
+    #[test]
+    fn both_generations_of_method_names_are_known() {
+        assert_eq!(method("message/send"), Ok((Method::Send, Version::V03)));
+        assert_eq!(
+            method("SendStreamingMessage"),
+            Ok((Method::Stream, Version::V10))
+        );
+        assert_eq!(method("tasks/cancel"), Ok((Method::Cancel, Version::V03)));
+        assert_eq!(method("GetTask"), Ok((Method::Get, Version::V10)));
+        let code = |m: &str| method(m).map_err(|e| e.code).err();
+        assert_eq!(
+            code("tasks/pushNotificationConfig/set"),
+            Some(PUSH_NOT_SUPPORTED)
+        );
+        assert_eq!(code("SubscribeToTask"), Some(UNSUPPORTED));
+        assert_eq!(code("message/explode"), Some(METHOD_NOT_FOUND));
+    }
+
+    #[test]
+    fn envelopes_are_checked_field_by_field() {
+        let err = |body: &str| {
+            Request::parse(body.as_bytes())
+                .map_err(|(id, e)| (id, e.code))
+                .err()
+        };
+        assert_eq!(err("{"), Some((Value::Null, PARSE_ERROR)));
+        assert_eq!(err("[]"), Some((Value::Null, INVALID_REQUEST)));
+        assert_eq!(
+            err(r#"{"id":1,"method":"x"}"#),
+            Some((json!(1), INVALID_REQUEST))
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":{},"method":"x"}"#).map(|e| e.1),
+            Some(INVALID_REQUEST)
+        );
+        assert_eq!(
+            err(r#"{"jsonrpc":"2.0","id":"a","method":3}"#),
+            Some((json!("a"), INVALID_REQUEST))
+        );
+        let ok =
+            Request::parse(br#"{"jsonrpc":"2.0","id":"a","method":"GetTask","params":{"id":"t"}}"#);
+        assert!(ok.is_ok_and(|r| r.method == "GetTask" && r.params == json!({"id": "t"})));
+    }
+
+    #[test]
+    fn a_message_reads_the_text_parts_of_either_shape() {
+        let v03: SendParamsWire = serde_json::from_value(json!({"message": {"kind": "message",
+            "messageId": "m", "role": "user", "contextId": "c",
+            "parts": [{"kind": "text", "text": "a"}, {"kind": "data", "data": {}}, {"kind": "text", "text": "b"}]}}))
+        .unwrap();
+        assert_eq!(v03.message.text(), "a\nb");
+        assert_eq!(v03.message.context_id.as_deref(), Some("c"));
+        assert!(v03.configuration.unwrap_or_default().blocking());
+        let v10: SendParamsWire = serde_json::from_value(json!({"message": {"messageId": "m",
+            "role": "ROLE_USER", "parts": [{"text": "hi"}, {"url": "http://x"}]},
+            "configuration": {"returnImmediately": true}}))
+        .unwrap();
+        assert_eq!(v10.message.text(), "hi");
+        assert!(!v10.configuration.unwrap_or_default().blocking());
+    }
+
+    #[test]
+    fn a_task_renders_in_the_shapes_of_its_generation() {
+        let t = task();
+        assert_eq!(
+            Render(Version::V03).send_result(&t, None),
+            json!({"kind": "task", "id": "t1", "contextId": "c1",
+                "status": {"state": "completed", "timestamp": "2026-01-01T00:00:00Z"},
+                "artifacts": [{"artifactId": "a1", "name": "answer", "parts": [{"kind": "text", "text": "4"}]}],
+                "history": [{"kind": "message", "messageId": "m1", "role": "user", "taskId": "t1",
+                    "contextId": "c1", "parts": [{"kind": "text", "text": "2+2?"}]}]})
+        );
+        assert_eq!(
+            Render(Version::V10).send_result(&t, Some(0)),
+            json!({"task": {"id": "t1", "contextId": "c1",
+                "status": {"state": "TASK_STATE_COMPLETED", "timestamp": "2026-01-01T00:00:00Z"},
+                "artifacts": [{"artifactId": "a1", "name": "answer", "parts": [{"text": "4"}]}],
+                "history": []}})
+        );
+        assert_eq!(
+            Render(Version::V03).status_event(&t, true)["final"],
+            json!(true)
+        );
+        let v10 = Render(Version::V10).status_event(&t, true);
+        assert!(
+            v10["statusUpdate"].get("final").is_none() && v10["statusUpdate"].get("kind").is_none()
+        );
+        assert_eq!(
+            Render(Version::V10).artifact_event(&t, &t.artifacts[0])["artifactUpdate"]["lastChunk"],
+            json!(true)
+        );
     }
 }
