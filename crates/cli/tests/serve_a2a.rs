@@ -29,6 +29,10 @@ agents:
             - type: command
               command: |
                 if grep -q denied-marker; then echo "the guard says no" >&2; exit 2; fi
+      user_prompt_submit:
+        - type: command
+          command: |
+            if grep -q forbidden; then echo "no forbidden topics" >&2; exit 2; fi
       session_end:
         - type: command
           command: echo ended >> session_end.log
@@ -370,6 +374,22 @@ fn a_pre_tool_use_hook_that_denies_holds_and_the_client_hears_why() {
 }
 
 #[test]
+fn a_prompt_a_hook_blocks_is_a_rejected_task_that_says_why() {
+    let dir = project();
+    let server = start(dir.path(), &[]);
+    for sdk in [Sdk::V10, Sdk::V03] {
+        let out = client(sdk, &server.url, None, "send", &["a forbidden topic"]);
+        let task = final_task(sdk, &out);
+        assert_eq!(task["status"]["state"], state(sdk, "rejected"), "{out:#}");
+        let why = task["status"]["message"]["parts"][0]["text"]
+            .as_str()
+            .unwrap();
+        assert!(why.contains("no forbidden topics"), "{why}");
+        assert!(artifact_texts(&task).is_empty());
+    }
+}
+
+#[test]
 fn an_ask_nobody_can_answer_is_a_denial_with_the_reason() {
     let dir = project();
     // Balanced safety asks; an A2A client cannot answer.
@@ -456,7 +476,8 @@ fn http(requests: &[(&str, &str, &str, &str)]) -> Vec<Value> {
 import json, sys, httpx
 out = []
 for method, url, headers, body in json.load(sys.stdin):
-    r = httpx.request(method, url, content=body.encode() or None, headers=json.loads(headers or "{}"), timeout=120)
+    headers = json.loads(headers or '{"Content-Type": "application/json"}')
+    r = httpx.request(method, url, content=body.encode() or None, headers=headers, timeout=120)
     try:
         payload = r.json()
     except Exception:
@@ -519,8 +540,13 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_stays_up() {
         ),
         ("", send("message/send", "[]")),
         (
-            r#"{"A2A-Version": "0.3"}"#,
+            r#"{"A2A-Version": "0.3", "Content-Type": "application/json"}"#,
             send("SendMessage", r#"[{"text":"hi"}]"#),
+        ),
+        // What a web page may post to a local server without asking the browser first.
+        (
+            r#"{"Content-Type": "text/plain"}"#,
+            send("message/send", r#"[{"kind":"text","text":"csrf"}]"#),
         ),
         (
             "",
@@ -550,15 +576,21 @@ fn malformed_requests_get_json_rpc_errors_and_the_server_stays_up() {
     assert_eq!(
         codes,
         [
-            -32700, -32600, -32600, -32601, -32602, -32001, -32001, -32602, -32009, -32003, 413,
-            200
+            -32700, -32600, -32600, -32601, -32602, -32001, -32001, -32602, -32009, -32600, -32003,
+            413, 200
         ],
         "{out:#?}"
     );
     assert_eq!(out[5]["body"]["id"], 4);
     assert_eq!(out[5]["body"]["error"]["message"], "task `t-404` not found");
+    assert_eq!(out[9]["status"], 415);
+    let stored = sessions(dir.path());
+    assert!(
+        stored.iter().all(|s| s["first_prompt"] != "csrf"),
+        "{stored:?}"
+    );
     assert_eq!(
-        out[11]["body"]["result"]["artifacts"][0]["parts"][0]["text"],
+        out[12]["body"]["result"]["artifacts"][0]["parts"][0]["text"],
         "You said: still here?"
     );
 }

@@ -113,6 +113,17 @@ async fn rpc(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap, body: By
                 .into_response();
         }
     }
+    if !json_content(&headers) {
+        let e = RpcError::new(
+            wire::INVALID_REQUEST,
+            "send JSON-RPC with `Content-Type: application/json`",
+        );
+        return (
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Json(wire::error_response(&Value::Null, &e)),
+        )
+            .into_response();
+    }
     let req = match Request::parse(&body) {
         Ok(r) => r,
         Err((id, e)) => return json(wire::error_response(&id, &e)),
@@ -142,6 +153,17 @@ async fn rpc(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap, body: By
         Err(e) if stream => sse(futures::stream::iter([wire::error_response(&req.id, &e)])),
         Err(e) => json(wire::error_response(&req.id, &e)),
     }
+}
+
+/// Whether the body is declared JSON. A web page can post a form or `text/plain` to a local
+/// server without asking first; JSON makes the browser ask (CORS), and this server says no.
+fn json_content(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| h.split(';').next())
+        .map(|m| m.trim().to_ascii_lowercase())
+        .is_some_and(|m| m.starts_with("application/") && m.ends_with("json"))
 }
 
 /// A 1.0 method sent with `A2A-Version: 0.x` is a client confused about what it speaks.
@@ -288,7 +310,10 @@ fn stream(id: Value, render: Render, started: turn::Started) -> Response {
 fn sse(events: impl Stream<Item = Value> + Send + 'static) -> Response {
     use futures::StreamExt;
     let events = events.map(|v| Ok::<_, Infallible>(Event::default().data(v.to_string())));
-    Sse::new(events).into_response()
+    // Comments now and then keep idle proxies from closing a long turn's stream.
+    Sse::new(events)
+        .keep_alive(axum::response::sse::KeepAlive::default())
+        .into_response()
 }
 
 fn json(v: Value) -> Response {
