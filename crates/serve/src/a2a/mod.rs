@@ -101,28 +101,22 @@ async fn rpc(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap, body: By
             .get(header::AUTHORIZATION)
             .and_then(|h| h.to_str().ok());
         if !bearer_ok(given, token) {
-            let e = RpcError::new(
-                wire::INVALID_REQUEST,
+            let mut r = refuse(
+                StatusCode::UNAUTHORIZED,
                 "unauthorized: send `Authorization: Bearer TOKEN` with the server's token",
             );
-            return (
-                StatusCode::UNAUTHORIZED,
-                [(header::WWW_AUTHENTICATE, "Bearer")],
-                Json(wire::error_response(&Value::Null, &e)),
-            )
-                .into_response();
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                axum::http::HeaderValue::from_static("Bearer"),
+            );
+            return r;
         }
     }
     if !json_content(&headers) {
-        let e = RpcError::new(
-            wire::INVALID_REQUEST,
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "send JSON-RPC with `Content-Type: application/json`",
         );
-        return (
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Json(wire::error_response(&Value::Null, &e)),
-        )
-            .into_response();
     }
     let req = match Request::parse(&body) {
         Ok(r) => r,
@@ -153,6 +147,12 @@ async fn rpc(AxState(shared): AxState<Arc<Shared>>, headers: HeaderMap, body: By
         Err(e) if stream => sse(futures::stream::iter([wire::error_response(&req.id, &e)])),
         Err(e) => json(wire::error_response(&req.id, &e)),
     }
+}
+
+/// An HTTP error whose body is still a JSON-RPC error, for clients that read only that.
+fn refuse(status: StatusCode, message: &str) -> Response {
+    let e = RpcError::new(wire::INVALID_REQUEST, message);
+    (status, Json(wire::error_response(&Value::Null, &e))).into_response()
 }
 
 /// Whether the body is declared JSON. A web page can post a form or `text/plain` to a local
