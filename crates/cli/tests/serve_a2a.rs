@@ -234,7 +234,9 @@ fn a_1_0_client_streams_submitted_working_the_answer_and_completed() {
                 "task" | "statusUpdate" => {
                     format!("{k}:{}", v["status"]["state"].as_str().unwrap())
                 }
-                _ => k.clone(),
+                // ProtoJSON leaves out false booleans.
+                _ if v["lastChunk"] == true => format!("{k}:whole"),
+                _ => format!("{k}:piece"),
             }
         })
         .collect();
@@ -243,15 +245,23 @@ fn a_1_0_client_streams_submitted_working_the_answer_and_completed() {
         [
             "task:TASK_STATE_SUBMITTED",
             "statusUpdate:TASK_STATE_WORKING",
-            "artifactUpdate",
+            "artifactUpdate:piece",
+            "artifactUpdate:whole",
             "statusUpdate:TASK_STATE_COMPLETED"
         ],
         "{out:#}"
     );
-    assert_eq!(
-        events[2]["artifactUpdate"]["artifact"]["parts"][0]["text"],
-        "You said: stream please"
-    );
+    // The script model writes its answer in one piece; then the whole answer replaces it.
+    for e in &events[2..4] {
+        assert_eq!(
+            e["artifactUpdate"]["artifact"]["parts"][0]["text"],
+            "You said: stream please"
+        );
+        assert_eq!(
+            e["artifactUpdate"]["artifact"]["artifactId"],
+            events[2]["artifactUpdate"]["artifact"]["artifactId"]
+        );
+    }
 }
 
 #[test]
@@ -268,7 +278,10 @@ fn a_0_3_client_streams_submitted_working_the_answer_and_a_final_completed() {
             Some(u) => format!(
                 "{}:{}",
                 u["kind"].as_str().unwrap(),
-                u.get("status").map_or("", |s| s["state"].as_str().unwrap())
+                u.get("status").map_or_else(
+                    || u["lastChunk"].to_string(),
+                    |s| s["state"].as_str().unwrap().to_owned()
+                )
             ),
         })
         .collect();
@@ -277,14 +290,16 @@ fn a_0_3_client_streams_submitted_working_the_answer_and_a_final_completed() {
         [
             "task:submitted",
             "status-update:working",
-            "artifact-update:",
+            "artifact-update:false",
+            "artifact-update:true",
             "status-update:completed"
         ],
         "{out:#}"
     );
     let last = events.last().unwrap();
     assert_eq!(last[1]["final"], true);
-    // The SDK's task manager folded the artifact into the task.
+    // The SDK's task manager folded the pieces into the task, and the whole answer replaced
+    // them (no doubled text).
     assert_eq!(artifact_texts(&last[0]), ["You said: stream please"]);
 }
 

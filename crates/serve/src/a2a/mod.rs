@@ -293,7 +293,18 @@ fn stream(id: Value, render: Render, started: turn::Started) -> Response {
         st.guard.as_ref()?;
         let result = match st.updates.recv().await {
             Some(Update::Status(task)) => st.render.status_event(&task, false),
-            Some(Update::Artifact(task, a)) => st.render.artifact_event(&task, &a),
+            Some(Update::Chunk {
+                task_id,
+                context_id,
+                artifact,
+                append,
+            }) => st
+                .render
+                .artifact_event(&task_id, &context_id, &artifact, append, false),
+            Some(Update::Artifact(task, a)) => {
+                st.render
+                    .artifact_event(&task.id, &task.context_id, &a, false, true)
+            }
             Some(Update::Done(task)) => {
                 if let Some(g) = st.guard.take() {
                     g.disarm();

@@ -20,6 +20,14 @@ pub(crate) const MODE: &str = "tether serve a2a";
 #[derive(Debug)]
 pub(crate) enum Update {
     Status(Task),
+    /// A piece of an answer still streaming; `append` for all but its first piece.
+    Chunk {
+        task_id: String,
+        context_id: String,
+        artifact: Artifact,
+        append: bool,
+    },
+    /// A whole answer (it replaces its streamed pieces).
     Artifact(Task, Artifact),
     Done(Task),
 }
@@ -65,13 +73,14 @@ pub(crate) fn start(
     let cancel = CancellationToken::new();
     shared.tasks.insert(task.clone(), cancel.clone());
     let (tx, updates) = mpsc::unbounded_channel();
-    tokio::spawn(run(
-        Arc::clone(shared),
-        task.id.clone(),
-        text,
-        tx,
-        cancel.clone(),
-    ));
+    let progress = Progress {
+        shared: Arc::clone(shared),
+        id: task.id.clone(),
+        context_id: task.context_id.clone(),
+        answers: 0,
+        chunks: 0,
+    };
+    tokio::spawn(run(progress, text, tx, cancel.clone()));
     Started {
         task,
         updates,
@@ -88,12 +97,13 @@ fn agent_msg(text: String) -> Msg {
 }
 
 async fn run(
-    shared: Arc<Shared>,
-    id: String,
+    mut progress: Progress,
     text: String,
     out: mpsc::UnboundedSender<Update>,
     cancel: CancellationToken,
 ) {
+    let shared = Arc::clone(&progress.shared);
+    let id = progress.id.clone();
     // A client that stopped listening just misses updates; the task is still kept.
     let send = |u: Update| {
         let _ = out.send(u);
@@ -120,7 +130,7 @@ async fn run(
     // The route (and so the sender) goes when the run ends, which ends this loop.
     let drain = async {
         while let Some(event) = rx.recv().await {
-            if let Some(u) = update(&shared, &id, event) {
+            if let Some(u) = progress.update(event) {
                 send(u);
             }
         }
@@ -154,49 +164,73 @@ async fn run(
     }
 }
 
-/// What a runtime event changes in the task: answers become artifacts; tool calls, tool
-/// failures (a denial among them) and hook blocks become the working status's message.
-fn update(shared: &Shared, id: &str, event: RuntimeEvent) -> Option<Update> {
-    match event {
-        RuntimeEvent::AgentMessage { text, .. } if !text.trim().is_empty() => {
-            let mut artifact = None;
-            let task = shared.tasks.update(id, |t| {
-                let a = Artifact {
-                    id: format!("{}-{}", t.id, t.artifacts.len() + 1),
-                    text: text.clone(),
-                };
-                t.history.push(agent_msg(text));
-                t.artifacts.push(a.clone());
-                artifact = Some(a);
-            })?;
-            Some(Update::Artifact(task, artifact?))
-        }
-        RuntimeEvent::ToolCall { name, .. } => status(shared, id, format!("calling `{name}`")),
-        RuntimeEvent::ToolResponse {
-            name,
-            response,
-            is_error: true,
-            ..
-        } => status(shared, id, format!("tool `{name}` failed: {response}")),
-        RuntimeEvent::HookBlocked {
-            event,
-            hook,
-            message,
-        } => status(
-            shared,
-            id,
-            format!("hook `{hook}` blocked {event}: {message}"),
-        ),
-        _ => None,
-    }
+/// A running task's answers so far, to name their artifacts.
+#[derive(Debug)]
+struct Progress {
+    shared: Arc<Shared>,
+    id: String,
+    context_id: String,
+    /// Whole answers so far.
+    answers: usize,
+    /// Pieces streamed of the answer being written.
+    chunks: usize,
 }
 
-fn status(shared: &Shared, id: &str, text: String) -> Option<Update> {
-    shared
-        .tasks
-        .update(id, |t| {
-            t.status_message = Some(agent_msg(text));
-            t.timestamp = now();
-        })
-        .map(Update::Status)
+impl Progress {
+    fn artifact(&self, text: String) -> Artifact {
+        Artifact {
+            id: format!("{}-{}", self.id, self.answers + 1),
+            text,
+        }
+    }
+
+    /// What a runtime event changes in the task: answers become artifacts (streamed as they
+    /// are written); tool calls, tool failures (a denial among them) and hook blocks become
+    /// the working status's message.
+    fn update(&mut self, event: RuntimeEvent) -> Option<Update> {
+        match event {
+            RuntimeEvent::AgentTextDelta { text, .. } if !text.is_empty() => {
+                self.chunks += 1;
+                Some(Update::Chunk {
+                    task_id: self.id.clone(),
+                    context_id: self.context_id.clone(),
+                    artifact: self.artifact(text),
+                    append: self.chunks > 1,
+                })
+            }
+            RuntimeEvent::AgentMessage { text, .. } if !text.trim().is_empty() => {
+                let artifact = self.artifact(text.clone());
+                self.answers += 1;
+                self.chunks = 0;
+                let task = self.shared.tasks.update(&self.id, |t| {
+                    t.history.push(agent_msg(text));
+                    t.artifacts.push(artifact.clone());
+                })?;
+                Some(Update::Artifact(task, artifact))
+            }
+            RuntimeEvent::ToolCall { name, .. } => self.status(format!("calling `{name}`")),
+            RuntimeEvent::ToolResponse {
+                name,
+                response,
+                is_error: true,
+                ..
+            } => self.status(format!("tool `{name}` failed: {response}")),
+            RuntimeEvent::HookBlocked {
+                event,
+                hook,
+                message,
+            } => self.status(format!("hook `{hook}` blocked {event}: {message}")),
+            _ => None,
+        }
+    }
+
+    fn status(&self, text: String) -> Option<Update> {
+        self.shared
+            .tasks
+            .update(&self.id, |t| {
+                t.status_message = Some(agent_msg(text));
+                t.timestamp = now();
+            })
+            .map(Update::Status)
+    }
 }

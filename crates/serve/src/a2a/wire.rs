@@ -383,14 +383,21 @@ impl Render {
         self.wrap("statusUpdate", v)
     }
 
-    /// A new artifact, whole.
-    pub(crate) fn artifact_event(self, task: &Task, a: &Artifact) -> Value {
+    /// A piece of an artifact (`last`: the whole of it, replacing the pieces sent before).
+    pub(crate) fn artifact_event(
+        self,
+        task_id: &str,
+        context_id: &str,
+        a: &Artifact,
+        append: bool,
+        last: bool,
+    ) -> Value {
         let mut v = json!({
-            "taskId": task.id,
-            "contextId": task.context_id,
+            "taskId": task_id,
+            "contextId": context_id,
             "artifact": self.artifact(a),
-            "append": false,
-            "lastChunk": true,
+            "append": append,
+            "lastChunk": last,
         });
         self.kind(&mut v, "artifact-update");
         self.wrap("artifactUpdate", v)
@@ -521,7 +528,8 @@ mod tests {
             v10["statusUpdate"].get("final").is_none() && v10["statusUpdate"].get("kind").is_none()
         );
         assert_eq!(
-            Render(Version::V10).artifact_event(&t, &t.artifacts[0])["artifactUpdate"]["lastChunk"],
+            Render(Version::V10).artifact_event("t1", "c1", &t.artifacts[0], false, true)["artifactUpdate"]
+                ["lastChunk"],
             json!(true)
         );
     }
