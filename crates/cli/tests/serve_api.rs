@@ -261,6 +261,19 @@ async fn a_turn_streams_docker_agents_events_in_order_and_is_stored() {
         .find(|s| s["id"] == id.as_str());
     assert_eq!(listed.unwrap()["num_messages"], 2);
     assert_eq!(wait_lines(&dir.path().join("session_end.log"), 1), 1);
+    let out = tether_test_support::cli::tether(dir.path())
+        .args(["sessions", "list", "--json", "--session-db", "shared.db"])
+        .output()
+        .unwrap();
+    let stored: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let stored = stored
+        .iter()
+        .find(|s| s["id"] == id.as_str())
+        .expect("stored");
+    assert_eq!(stored["agent"], "root", "{stored}");
 
     // Title, yolo and permissions stay with the session.
     let (status, t) = send(
@@ -535,4 +548,24 @@ async fn a_client_that_disconnects_cancels_its_turn() {
         .cloned()
         .unwrap();
     assert_eq!(last["message"]["content"], "You said: back again");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sigterm_cancels_a_turn_waiting_for_an_answer_and_the_server_exits() {
+    let dir = project();
+    let mut server = start(dir.path(), "agent.yaml");
+    let id = new_session(&server).await;
+    let mut sse = Sse::open(&server, &id, "Run: touch asked-marker").await;
+    sse.until("tool_call_confirmation").await;
+    let status = server.terminate(Duration::from_secs(60));
+    assert!(
+        status.is_some_and(|s| s.success()),
+        "{status:?}\n{}",
+        server.stderr()
+    );
+    // The stream ended with the turn, which never ran the tool and ran session_end.
+    let rest = sse.rest().await;
+    assert_eq!(kinds(&rest).last(), Some(&"stream_stopped"), "{rest:#?}");
+    assert!(!dir.path().join("asked-marker").exists());
+    assert_eq!(wait_lines(&dir.path().join("session_end.log"), 1), 1);
 }
