@@ -173,4 +173,17 @@ mod tests {
             "a repaired transcript stays as it is"
         );
     }
+
+    #[test]
+    fn what_a_server_keeps_with_a_session_survives_the_store() {
+        let store = Store::open_in_memory().unwrap();
+        let mut session = Session::new("s1", "root");
+        session.instruction = Some("mind the gap".into());
+        session.extra.insert("api".into(), json!({"title": "Trains"}));
+        SessionStore::create(&store, &session, "/tmp", None).unwrap();
+        let back = restore(store.load("s1").unwrap().unwrap());
+        assert_eq!(back.extra.get("api"), Some(&json!({"title": "Trains"})));
+        assert_eq!(back.extra.len(), 1, "the runtime's own keys stay its own");
+        assert_eq!(back.instruction.as_deref(), Some("mind the gap"));
+    }
 }
