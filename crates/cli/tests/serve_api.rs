@@ -273,7 +273,11 @@ async fn a_turn_streams_docker_agents_events_in_order_and_is_stored() {
         .iter()
         .find(|s| s["id"] == id.as_str())
         .expect("stored");
-    assert_eq!(stored["agent"], "root", "{stored}");
+    assert_eq!(
+        (&stored["agent"], &stored["first_prompt"]),
+        (&json!("root"), &json!("hello there")),
+        "{stored}"
+    );
 
     // Title, yolo and permissions stay with the session.
     let (status, t) = send(

@@ -179,7 +179,9 @@ mod tests {
         let store = Store::open_in_memory().unwrap();
         let mut session = Session::new("s1", "root");
         session.instruction = Some("mind the gap".into());
-        session.extra.insert("api".into(), json!({"title": "Trains"}));
+        session
+            .extra
+            .insert("api".into(), json!({"title": "Trains"}));
         SessionStore::create(&store, &session, "/tmp", None).unwrap();
         let back = restore(store.load("s1").unwrap().unwrap());
         assert_eq!(back.extra.get("api"), Some(&json!({"title": "Trains"})));

@@ -179,8 +179,15 @@ pub(crate) async fn create(
 ) -> Reply {
     let body: Option<Map<String, Value>> = parse(body)?;
     let mut settings = Settings::default();
-    let cwd = std::env::current_dir()
-        .map_err(|e| ApiError::internal(format!("no working directory: {e}")))?;
+    // The session starts with the first agent file's default agent (a turn may pick another)
+    // in the directory its runtime works in.
+    let first = api.hub.catalog().first();
+    let agent = first.and_then(|e| e.default_agent()).unwrap_or_default();
+    let cwd = match first.map(|e| api.hub.runtime(e, None)) {
+        Some(Ok((runtime, _))) => runtime.working_dir().to_path_buf(),
+        _ => std::env::current_dir()
+            .map_err(|e| ApiError::internal(format!("no working directory: {e}")))?,
+    };
     for (key, value) in body.unwrap_or_default() {
         let bad = |e: serde_json::Error| ApiError::bad(format!("invalid `{key}`: {e}"));
         match key.as_str() {
@@ -219,13 +226,13 @@ pub(crate) async fn create(
             }
         }
     }
-    let mut session = Session::new(tether_core::new_session_id(), "");
+    let mut session = Session::new(tether_core::new_session_id(), agent.clone());
     settings.apply(&mut session);
     if let Some(store) = api.hub.factory().store() {
         let new = tether_store::NewSession {
             id: session.id.clone(),
             parent_id: None,
-            agent: String::new(),
+            agent,
             working_dir: cwd,
             first_prompt: None,
         };

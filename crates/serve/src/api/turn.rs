@@ -109,6 +109,19 @@ async fn start(
     session.agent_file = std::fs::canonicalize(&entry.path).ok();
     let mut texts: Vec<String> = messages.into_iter().map(|m| m.content).collect();
     let prompt = texts.pop();
+    if let (Some(store), Some(first)) =
+        (api.hub.factory().store(), texts.first().or(prompt.as_ref()))
+        && session.messages.is_empty()
+    {
+        // What `tether sessions list` shows; a session made by `POST /api/sessions` has none yet.
+        let update = tether_store::SessionUpdate {
+            first_prompt: Some(Some(first.clone())),
+            ..tether_store::SessionUpdate::default()
+        };
+        store
+            .update(&id, &update)
+            .map_err(|e| ApiError::internal(format!("cannot save session {id}: {e}")))?;
+    }
     if !texts.is_empty() {
         // Earlier messages join the conversation as they are; the last one is the prompt.
         session
@@ -209,6 +222,10 @@ impl Turn {
         }
         self.live.settings().apply(&mut session);
         let saved = persist(&self.api.hub, &session);
+        if self.api.hub.factory().store().is_some() {
+            // The next turn reloads it from the store: memory keeps only the lock.
+            *session = Session::new(session.id.clone(), session.agent.clone());
+        }
         if let Ok(mut c) = self.live.cancel.lock() {
             *c = None;
         }
