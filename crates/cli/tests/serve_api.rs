@@ -350,6 +350,10 @@ async fn an_asked_tool_waits_for_resume_approve_and_then_runs() {
             .contains("already running")
     );
 
+    // Another session runs a whole turn meanwhile.
+    let other = new_session(&server).await;
+    let events = turn(&server, &other, "meanwhile").await;
+    assert_eq!(kinds(&events).last(), Some(&"stream_stopped"));
     let (status, r) = post(
         &format!("{}/api/sessions/{id}/resume", server.url),
         json!({"confirmation": "approve"}),
@@ -573,4 +577,50 @@ async fn sigterm_cancels_a_turn_waiting_for_an_answer_and_the_server_exits() {
     assert_eq!(kinds(&rest).last(), Some(&"stream_stopped"), "{rest:#?}");
     assert!(!dir.path().join("asked-marker").exists());
     assert_eq!(wait_lines(&dir.path().join("session_end.log"), 1), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn session_permissions_allow_what_the_agent_file_would_ask() {
+    let dir = project();
+    let server = start(dir.path(), "agent.yaml");
+    let id = new_session(&server).await;
+    let (status, r) = send(
+        reqwest::Method::PATCH,
+        &format!("{}/api/sessions/{id}/permissions", server.url),
+        r#"{"permissions": {"allow": ["shell:cmd=touch asked*"]}}"#,
+    )
+    .await;
+    assert_eq!(
+        (status, r),
+        (200, json!({"message": "session permissions updated"}))
+    );
+    let (_, session) = get(&format!("{}/api/sessions/{id}", server.url)).await;
+    assert_eq!(
+        session["permissions"],
+        json!({"allow": ["shell:cmd=touch asked*"]})
+    );
+    let events = turn(&server, &id, "Run: touch asked-marker").await;
+    assert!(
+        !kinds(&events).contains(&"tool_call_confirmation"),
+        "{events:#?}"
+    );
+    assert!(dir.path().join("asked-marker").exists());
+    // Cleared again: the agent file's ask is back.
+    let (status, _) = send(
+        reqwest::Method::PATCH,
+        &format!("{}/api/sessions/{id}/permissions", server.url),
+        r#"{"permissions": null}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut sse = Sse::open(&server, &id, "Run: touch asked-again").await;
+    sse.until("tool_call_confirmation").await;
+    let (status, _) = post(
+        &format!("{}/api/sessions/{id}/resume", server.url),
+        json!({"confirmation": "reject"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    sse.rest().await;
+    assert!(!dir.path().join("asked-again").exists());
 }
