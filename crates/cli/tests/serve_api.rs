@@ -464,8 +464,16 @@ async fn a_session_created_on_one_server_continues_on_another() {
         ["first", "You said: first", "second", "You said: second"]
     );
     turn(&a, &id, "third").await;
+    let (status, _) = send(
+        reqwest::Method::PATCH,
+        &format!("{}/api/sessions/{id}/title", a.url),
+        r#"{"title": "Shared"}"#,
+    )
+    .await;
+    assert_eq!(status, 200);
     let (_, on_b) = get(&format!("{}/api/sessions/{id}", b.url)).await;
     assert_eq!(on_b["messages"].as_array().unwrap().len(), 6);
+    assert_eq!(on_b["title"], "Shared");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -623,4 +631,30 @@ async fn session_permissions_allow_what_the_agent_file_would_ask() {
     assert_eq!(status, 200);
     sse.rest().await;
     assert!(!dir.path().join("asked-again").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn approve_session_approves_the_rest_of_the_session() {
+    let dir = project();
+    let server = start(dir.path(), "agent.yaml");
+    let id = new_session(&server).await;
+    let mut sse = Sse::open(&server, &id, "Run: touch plain-one").await;
+    sse.until("tool_call_confirmation").await;
+    let (status, _) = post(
+        &format!("{}/api/sessions/{id}/resume", server.url),
+        json!({"confirmation": "approve-session"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    sse.rest().await;
+    assert!(dir.path().join("plain-one").exists());
+    let (_, session) = get(&format!("{}/api/sessions/{id}", server.url)).await;
+    assert_eq!(session["tools_approved"], true);
+    // (An ask rule of the agent file still asks: it holds under yolo, as in `tether run`.)
+    let events = turn(&server, &id, "Run: touch plain-two").await;
+    assert!(
+        !kinds(&events).contains(&"tool_call_confirmation"),
+        "{events:#?}"
+    );
+    assert!(dir.path().join("plain-two").exists());
 }
