@@ -128,7 +128,15 @@ impl Mapper {
                 self.errored = true;
                 json!({"type": "error", "error": message, "agent_name": self.agent})
             }
-            _ => return None,
+            // Nothing in docker-agent's stream stands for these.
+            RuntimeEvent::AgentMessage { usage: None, .. }
+            | RuntimeEvent::TurnStarted { .. }
+            | RuntimeEvent::TurnEnded { .. }
+            | RuntimeEvent::ModelCallStarted { .. }
+            | RuntimeEvent::ToolProgress { .. }
+            | RuntimeEvent::HookStarted { .. }
+            | RuntimeEvent::HookFinished { .. }
+            | RuntimeEvent::SessionEnded { .. } => return None,
         })
     }
 

@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tether_config::PermissionPattern;
 use tether_core::{Confirmation, Session};
+use tether_protocol::Role;
 
 use super::live::{Live, Settings, load, persist};
 use super::{Api, ApiError};
@@ -135,7 +136,15 @@ fn view(api: &Api, id: &str) -> Result<Value, ApiError> {
     let messages: Vec<Value> = session
         .messages
         .iter()
-        .map(|m| json!({"agent_name": m.name, "message": m}))
+        .map(|m| {
+            // Only an assistant message's `name` is its agent (a tool result's is the tool).
+            let agent = if m.role == Role::Assistant {
+                m.name.as_str()
+            } else {
+                ""
+            };
+            json!({"agent_name": agent, "message": m})
+        })
         .collect();
     let permissions = (!settings.allow.is_empty()).then(|| json!({"allow": settings.allow}));
     Ok(json!({
@@ -148,7 +157,7 @@ fn view(api: &Api, id: &str) -> Result<Value, ApiError> {
 
 /// docker-agent's `PermissionsConfig`.
 #[derive(Debug, Default, Deserialize)]
-struct Permissions {
+struct PermissionsWire {
     #[serde(default)]
     allow: Vec<String>,
     #[serde(default)]
@@ -158,7 +167,7 @@ struct Permissions {
 }
 
 /// The session's `allow` list; `ask` and `deny` have no per-session place in Tether.
-fn allow_list(p: Permissions) -> Result<Vec<String>, ApiError> {
+fn allow_list(p: PermissionsWire) -> Result<Vec<String>, ApiError> {
     let why = "Tether sessions keep approvals only: put ask and deny rules in the agent file";
     if !p.ask.is_empty() {
         return Err(ApiError::unsupported("permissions.ask", why));
@@ -196,7 +205,7 @@ pub(crate) async fn create(
             }
             "title" => settings.title = serde_json::from_value(value).map_err(bad)?,
             "permissions" => {
-                let p: Option<Permissions> = serde_json::from_value(value).map_err(bad)?;
+                let p: Option<PermissionsWire> = serde_json::from_value(value).map_err(bad)?;
                 settings.allow = allow_list(p.unwrap_or_default())?;
             }
             "working_dir" => {
@@ -276,7 +285,7 @@ pub(crate) async fn delete(State(api): State<Arc<Api>>, Path(id): Path<String>) 
 
 /// docker-agent's `ResumeSessionRequest`.
 #[derive(Debug, Deserialize)]
-struct Resume {
+struct ResumeWire {
     confirmation: String,
     #[serde(default)]
     reason: String,
@@ -287,7 +296,7 @@ pub(crate) async fn resume(
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
-    let req: Resume = parse(body)?;
+    let req: ResumeWire = parse(body)?;
     let answer = match req.confirmation.as_str() {
         "approve" => Confirmation::Yes,
         "approve-session" => Confirmation::All,
@@ -348,8 +357,8 @@ pub(crate) async fn toggle_thinking(State(api): State<Arc<Api>>, Path(id): Path<
 }
 
 #[derive(Debug, Deserialize)]
-struct PermissionsRequest {
-    permissions: Option<Permissions>,
+struct PermissionsRequestWire {
+    permissions: Option<PermissionsWire>,
 }
 
 pub(crate) async fn permissions(
@@ -357,14 +366,14 @@ pub(crate) async fn permissions(
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
-    let req: PermissionsRequest = parse(body)?;
+    let req: PermissionsRequestWire = parse(body)?;
     let allow = allow_list(req.permissions.unwrap_or_default())?;
     update(&api, &id, |s| s.allow = allow).await?;
     Ok(Json(json!({"message": "session permissions updated"})))
 }
 
 #[derive(Debug, Deserialize)]
-struct TitleRequest {
+struct TitleRequestWire {
     title: String,
 }
 
@@ -373,7 +382,7 @@ pub(crate) async fn title(
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
-    let req: TitleRequest = parse(body)?;
+    let req: TitleRequestWire = parse(body)?;
     let title = req.title.clone();
     update(&api, &id, |s| s.title = title).await?;
     Ok(Json(json!({"id": id, "title": req.title})))
@@ -381,7 +390,7 @@ pub(crate) async fn title(
 
 /// docker-agent's `ResumeElicitationRequest`.
 #[derive(Debug, Deserialize)]
-struct ElicitationRequest {
+struct ElicitationRequestWire {
     #[serde(rename = "action")]
     _action: String,
 }
@@ -391,7 +400,7 @@ pub(crate) async fn elicitation(
     Path(id): Path<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Reply {
-    let _: ElicitationRequest = parse(body)?;
+    let _: ElicitationRequestWire = parse(body)?;
     api.sessions.get(&api.hub, &id)?;
     Err(ApiError::new(
         StatusCode::NOT_IMPLEMENTED,

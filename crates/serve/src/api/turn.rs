@@ -25,7 +25,7 @@ use crate::router::Route;
 
 /// docker-agent's `api.Message`.
 #[derive(Debug, Deserialize)]
-struct InMessage {
+struct MessageWire {
     #[serde(default)]
     role: Option<String>,
     #[serde(default)]
@@ -66,7 +66,7 @@ async fn start(
     name: Option<String>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let messages: Vec<InMessage> = parse(body)?;
+    let messages: Vec<MessageWire> = parse(body)?;
     for m in &messages {
         if let Some(role) = m.role.as_deref().filter(|r| *r != "user") {
             return Err(ApiError::bad(format!(
