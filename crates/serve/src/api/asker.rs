@@ -65,3 +65,47 @@ impl Asker for ParkingAsker {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> ConfirmationRequest {
+        ConfirmationRequest {
+            session_id: "s".to_owned(),
+            agent: "root".to_owned(),
+            tool_call_id: "c1".to_owned(),
+            tool_name: "shell".to_owned(),
+            arguments: serde_json::json!({}),
+            metadata: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_question_waits_for_its_answer_and_an_answer_needs_a_question() {
+        let asker = ParkingAsker::default();
+        assert_eq!(asker.answer(Confirmation::Yes), Err(Confirmation::Yes));
+        let (parked, mut heard) = mpsc::unbounded_channel();
+        asker.attach(parked);
+        let request = request();
+        let question = asker.confirm(&request);
+        assert_eq!(heard.recv().await, Some(()));
+        assert_eq!(asker.answer(Confirmation::All), Ok(()));
+        assert_eq!(question.await, Confirmation::All);
+        assert!(asker.answer(Confirmation::Yes).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_question_left_when_the_turn_ends_is_a_denial() {
+        let asker = ParkingAsker::default();
+        let (parked, _heard) = mpsc::unbounded_channel();
+        asker.attach(parked);
+        let request = request();
+        let question = asker.confirm(&request);
+        asker.detach();
+        assert!(matches!(
+            question.await,
+            Confirmation::No { reason: Some(_) }
+        ));
+    }
+}
