@@ -247,6 +247,15 @@ async fn a_turn_streams_docker_agents_events_in_order_and_is_stored() {
     let usage = kinds.iter().position(|k| *k == "token_usage").unwrap();
     assert!(choice < usage, "{kinds:?}");
     assert_eq!(events[0]["session_id"], id.as_str());
+    assert!(
+        events.iter().all(|e| e["timestamp"].is_string()),
+        "{events:#?}"
+    );
+    let info = events.iter().find(|e| e["type"] == "agent_info").unwrap();
+    assert_eq!(
+        (&info["agent_name"], &info["description"]),
+        (&json!("root"), &json!("Answers offline"))
+    );
 
     let (status, session) = get(&format!("{}/api/sessions/{id}", server.url)).await;
     assert_eq!(status, 200);

@@ -14,34 +14,48 @@ pub(crate) struct Mapper {
     agent: String,
     /// Tool call id → (name, arguments as a JSON string), for the responses.
     calls: HashMap<String, (String, String)>,
+    /// The agent's description, for `agent_info`.
+    description: String,
     /// An `error` went out (the outcome need not repeat it).
     pub(crate) errored: bool,
 }
 
 impl Mapper {
-    pub(crate) fn new(session_id: &str, agent: &str) -> Self {
+    pub(crate) fn new(session_id: &str, agent: &str, description: &str) -> Self {
         Self {
             session_id: session_id.to_owned(),
             agent: agent.to_owned(),
+            description: description.to_owned(),
             calls: HashMap::new(),
             errored: false,
         }
     }
 
     pub(crate) fn stream_started(&self) -> Value {
-        json!({"type": "stream_started", "session_id": self.session_id, "agent_name": self.agent})
+        stamp(
+            json!({"type": "stream_started", "session_id": self.session_id, "agent_name": self.agent}),
+        )
     }
 
     pub(crate) fn stream_stopped(&self) -> Value {
-        json!({"type": "stream_stopped", "session_id": self.session_id, "agent_name": self.agent})
+        stamp(
+            json!({"type": "stream_stopped", "session_id": self.session_id, "agent_name": self.agent}),
+        )
     }
 
     /// The docker-agent event for `event`, if it has one.
     pub(crate) fn map(&mut self, event: RuntimeEvent) -> Option<Value> {
+        self.convert(event).map(stamp)
+    }
+
+    fn convert(&mut self, event: RuntimeEvent) -> Option<Value> {
         let sid = &self.session_id;
         Some(match event {
             RuntimeEvent::SessionStarted { agent, model, .. } => {
-                json!({"type": "agent_info", "agent_name": agent, "model": model, "description": ""})
+                json!({
+                    "type": "agent_info", "agent_name": agent, "model": model,
+                    "description": self.description,
+                })
             }
             RuntimeEvent::UserMessage { text } => json!({
                 "type": "user_message", "message": text, "session_id": sid, "session_position": -1,
@@ -143,7 +157,7 @@ impl Mapper {
     /// What the way the turn ended adds to the stream before `stream_stopped`.
     pub(crate) fn outcome(&mut self, outcome: &RunOutcome) -> Option<Value> {
         let error = |m: &str| json!({"type": "error", "error": m});
-        match &outcome.reason {
+        let v = match &outcome.reason {
             StopReason::MaxIterations { limit } => {
                 Some(json!({"type": "max_iterations_reached", "max_iterations": limit}))
             }
@@ -151,8 +165,20 @@ impl Mapper {
             StopReason::LoopDetected { message } => Some(error(message)),
             StopReason::Cancelled => Some(error("the turn was cancelled")),
             _ => None,
-        }
+        };
+        v.map(stamp)
     }
+}
+
+/// docker-agent's `AgentContext.timestamp`.
+fn stamp(mut v: Value) -> Value {
+    if let Some(o) = v.as_object_mut() {
+        o.insert(
+            "timestamp".to_owned(),
+            json!(jiff::Timestamp::now().to_string()),
+        );
+    }
+    v
 }
 
 /// docker-agent's `tools.ToolCall`.
@@ -166,7 +192,7 @@ mod tests {
 
     #[test]
     fn a_tool_response_names_the_call_it_answers() {
-        let mut m = Mapper::new("s1", "root");
+        let mut m = Mapper::new("s1", "root", "");
         let call = m.map(RuntimeEvent::ToolCall {
             agent: "root".into(),
             id: "c1".into(),
@@ -196,13 +222,19 @@ mod tests {
 
     #[test]
     fn errors_are_not_repeated_by_the_outcome() {
-        let mut m = Mapper::new("s1", "root");
+        let mut m = Mapper::new("s1", "root", "");
         let e = m.map(RuntimeEvent::Error {
             code: "model".into(),
             message: "boom".into(),
         });
+        let mut e = e.unwrap();
+        assert!(
+            e["timestamp"].as_str().is_some_and(|t| t.ends_with('Z')),
+            "{e}"
+        );
+        e.as_object_mut().unwrap().remove("timestamp");
         assert_eq!(
-            e.unwrap(),
+            e,
             json!({"type": "error", "error": "boom", "agent_name": "root"})
         );
         let outcome = RunOutcome {

@@ -21,6 +21,7 @@ use super::events::Mapper;
 use super::handlers::parse;
 use super::live::{Live, persist, refresh};
 use super::{Api, ApiError};
+use crate::catalog::CatalogEntry;
 use crate::router::Route;
 
 /// docker-agent's `api.Message`.
@@ -138,6 +139,7 @@ async fn start(
         api: Arc::clone(&api),
         live,
         runtime,
+        entry,
         agent,
         prompt,
         cancel: cancel.clone(),
@@ -164,6 +166,7 @@ struct Turn {
     api: Arc<Api>,
     live: Arc<Live>,
     runtime: Runtime,
+    entry: CatalogEntry,
     agent: String,
     prompt: Option<String>,
     cancel: CancellationToken,
@@ -172,7 +175,13 @@ struct Turn {
 
 impl Turn {
     async fn run(self, mut session: tokio::sync::OwnedMutexGuard<Session>) {
-        let mut mapper = Mapper::new(&session.id, &self.agent);
+        let description = self
+            .entry
+            .file
+            .agent(&self.agent)
+            .map(|a| a.description.clone())
+            .unwrap_or_default();
+        let mut mapper = Mapper::new(&session.id, &self.agent, &description);
         let _ = self.out.send(mapper.stream_started());
         let (events, mut rx) = mpsc::unbounded_channel::<RuntimeEvent>();
         let (parked, mut parked_rx) = mpsc::unbounded_channel::<()>();
