@@ -44,6 +44,9 @@ pub struct Session {
     /// Persisted. The agent file the session runs (`tether hooks replay` re-decides under it
     /// by default).
     pub agent_file: Option<std::path::PathBuf>,
+    /// Persisted (in the store's `extra`). What a program serving the session keeps with it
+    /// (`tether serve api`: title, yolo, approvals), so another server process sees it too.
+    pub extra: serde_json::Map<String, serde_json::Value>,
     /// A `background_agents` task: it runs beside its caller, takes no steering or
     /// follow-ups, and asks nobody.
     pub background: bool,
@@ -73,6 +76,7 @@ impl Session {
             store_failed: false,
             spool_files: Vec::new(),
             agent_file: None,
+            extra: serde_json::Map::new(),
             background: false,
         }
     }

@@ -39,6 +39,10 @@ impl SessionStore for Store {
     }
 
     fn update(&self, session: &Session) -> Result<(), String> {
+        // The runtime's own keys win over a server's of the same name.
+        let mut extra = session.extra.clone();
+        extra.insert("instruction".to_owned(), json!(session.instruction));
+        extra.insert("agent_file".to_owned(), json!(session.agent_file));
         let update = SessionUpdate {
             agent: Some(session.agent.clone()),
             session_context: Some(Some(session.session_context.clone()).filter(|c| !c.is_empty())),
@@ -46,10 +50,7 @@ impl SessionStore for Store {
             input_tokens: Some(session.input_tokens),
             output_tokens: Some(session.output_tokens),
             cost: Some(session.cost),
-            extra: Some(json!({
-                "instruction": session.instruction,
-                "agent_file": session.agent_file,
-            })),
+            extra: Some(serde_json::Value::Object(extra)),
             ..SessionUpdate::default()
         };
         Self::update(self, &session.id, &update).map_err(|e| e.to_string())
@@ -132,6 +133,11 @@ pub fn restore(stored: StoredSession) -> Session {
         .get("agent_file")
         .and_then(|v| v.as_str())
         .map(std::path::PathBuf::from);
+    if let serde_json::Value::Object(mut extra) = meta.extra {
+        extra.remove("instruction");
+        extra.remove("agent_file");
+        session.extra = extra;
+    }
     session.input_tokens = meta.input_tokens;
     session.output_tokens = meta.output_tokens;
     session.cost = meta.cost;
@@ -166,5 +172,20 @@ mod tests {
             !repair_transcript(&mut msgs),
             "a repaired transcript stays as it is"
         );
+    }
+
+    #[test]
+    fn what_a_server_keeps_with_a_session_survives_the_store() {
+        let store = Store::open_in_memory().unwrap();
+        let mut session = Session::new("s1", "root");
+        session.instruction = Some("mind the gap".into());
+        session
+            .extra
+            .insert("api".into(), json!({"title": "Trains"}));
+        SessionStore::create(&store, &session, "/tmp", None).unwrap();
+        let back = restore(store.load("s1").unwrap().unwrap());
+        assert_eq!(back.extra.get("api"), Some(&json!({"title": "Trains"})));
+        assert_eq!(back.extra.len(), 1, "the runtime's own keys stay its own");
+        assert_eq!(back.instruction.as_deref(), Some("mind the gap"));
     }
 }
