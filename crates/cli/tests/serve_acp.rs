@@ -238,7 +238,7 @@ fn a_pre_tool_use_hook_that_denies_holds_and_the_failed_call_reaches_the_editor(
     let dir = project();
     let out = editor(
         dir.path(),
-        &["--safety", "autonomous"],
+        &[],
         "allow_once",
         &json!([
             {"op": "initialize"},
@@ -418,4 +418,43 @@ fn malformed_lines_and_unknown_methods_get_json_rpc_errors_on_a_pure_stdout() {
         assert!(serde_json::from_str::<Value>(&rest).is_ok(), "{rest}");
     }
     assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn allow_always_approves_the_rest_of_the_session_without_asking_again() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &[],
+        "allow_always",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "prompt", "session": "a", "text": "Run: touch first-marker"},
+            {"op": "prompt", "session": "a", "text": "Run: touch second-marker"},
+        ]),
+    );
+    assert_eq!(out["permissions"].as_array().unwrap().len(), 1, "{out:#}");
+    assert!(dir.path().join("first-marker").exists());
+    assert!(dir.path().join("second-marker").exists());
+}
+
+#[test]
+fn a_cancelled_permission_dialog_never_runs_the_tool_and_the_model_is_told() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &[],
+        "cancelled",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "prompt", "session": "a", "text": "Run: touch cancelled-marker"},
+        ]),
+    );
+    assert_eq!(out["permissions"].as_array().unwrap().len(), 1, "{out:#}");
+    assert!(!dir.path().join("cancelled-marker").exists());
+    // The call is cancelled, not the turn: the model hears it and answers.
+    let said = text(&out, "a", "agent_message_chunk");
+    assert!(said.contains("canceled by the user"), "{said}");
 }
