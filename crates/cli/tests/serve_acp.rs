@@ -410,7 +410,6 @@ fn malformed_lines_and_unknown_methods_get_json_rpc_errors_on_a_pure_stdout() {
         }
     }
     assert_eq!(answered.unwrap()["result"]["stopReason"], "end_turn");
-    drop(send);
     drop(stdin);
     // stdin closed: the server exits cleanly, writing nothing more but whole messages.
     for rest in lines {
