@@ -457,3 +457,25 @@ fn a_cancelled_permission_dialog_never_runs_the_tool_and_the_model_is_told() {
     let said = text(&out, "a", "agent_message_chunk");
     assert!(said.contains("canceled by the user"), "{said}");
 }
+
+#[test]
+fn tools_and_hooks_run_in_the_session_cwd_the_editor_names() {
+    let dir = project();
+    let sub = dir.path().join("checkout");
+    std::fs::create_dir(&sub).unwrap();
+    let out = editor(
+        dir.path(),
+        &["--safety", "autonomous"],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a", "cwd": sub},
+            {"op": "prompt", "session": "a", "text": "Run: touch here-marker"},
+            {"op": "new", "as": "b", "cwd": "relative/dir"},
+        ]),
+    );
+    assert!(sub.join("here-marker").exists(), "{out:#}");
+    assert!(!dir.path().join("here-marker").exists());
+    assert!(sub.join("session-end.jsonl").exists());
+    assert_eq!(out["results"][3]["error"]["code"], -32602, "{out:#}");
+}

@@ -2,6 +2,7 @@
 //! by every session that runs it; the router that sends each session's events to its client.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tether_core::{RunOutcome, Runtime, Session};
@@ -18,7 +19,8 @@ pub struct Hub {
     catalog: Catalog,
     factory: Arc<dyn Factory>,
     router: Arc<Router>,
-    runtimes: Mutex<HashMap<(String, String), Runtime>>,
+    /// By agent file, agent and working directory (`None`: the server's).
+    runtimes: Mutex<HashMap<(String, String, Option<PathBuf>), Runtime>>,
 }
 
 /// A finished one-shot session.
@@ -71,6 +73,17 @@ impl Hub {
         entry: &CatalogEntry,
         agent: Option<&str>,
     ) -> Result<(Runtime, String), String> {
+        self.runtime_in(entry, agent, None)
+    }
+
+    /// [`Hub::runtime`] with its tools and hooks running in `working_dir` (default: the
+    /// server's); one runtime per directory, shared as well.
+    pub fn runtime_in(
+        &self,
+        entry: &CatalogEntry,
+        agent: Option<&str>,
+        working_dir: Option<&Path>,
+    ) -> Result<(Runtime, String), String> {
         let agent = match agent {
             Some(a) if entry.file.agent(a).is_some() => a.to_owned(),
             Some(a) => {
@@ -84,7 +97,11 @@ impl Hub {
                 .default_agent()
                 .ok_or_else(|| format!("`{}` defines no agent", entry.id))?,
         };
-        let key = (entry.id.clone(), agent.clone());
+        let key = (
+            entry.id.clone(),
+            agent.clone(),
+            working_dir.map(Path::to_path_buf),
+        );
         let mut runtimes = self
             .runtimes
             .lock()
@@ -96,6 +113,7 @@ impl Hub {
             agent: agent.clone(),
             sink: self.router.clone(),
             interaction: self.router.clone(),
+            working_dir: working_dir.map(Path::to_path_buf),
         };
         let rt = self.factory.build(&entry.file, spec)?;
         runtimes.insert(key, rt.clone());

@@ -2,7 +2,7 @@
 //! a prompt is one submission (`Hub::run`) whose events stream back as `session/update`.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -138,11 +138,11 @@ impl Agent {
     }
 
     fn new_session(&self, setup: SessionSetup) -> Result<Value, RpcError> {
-        check_setup(&setup)?;
+        let cwd = check_setup(&setup)?;
         let entry = self.hub.entry(None).map_err(internal)?;
         let (runtime, agent) = self
             .hub
-            .runtime(entry, self.opts.agent.as_deref())
+            .runtime_in(entry, self.opts.agent.as_deref(), Some(&cwd))
             .map_err(internal)?;
         let session = self.hub.new_session(&runtime, entry, &agent, None);
         let id = self.register(runtime, session, false);
@@ -150,7 +150,7 @@ impl Agent {
     }
 
     async fn load_session(&self, setup: SessionSetup) -> Result<Value, RpcError> {
-        check_setup(&setup)?;
+        let cwd = check_setup(&setup)?;
         let Some(id) = setup.session_id else {
             return Err(RpcError::params("`session/load` needs `sessionId`"));
         };
@@ -184,8 +184,11 @@ impl Agent {
         }
         let (runtime, _) = self
             .hub
-            .runtime(entry, Some(&session.agent))
-            .or_else(|_| self.hub.runtime(entry, self.opts.agent.as_deref()))
+            .runtime_in(entry, Some(&session.agent), Some(&cwd))
+            .or_else(|_| {
+                self.hub
+                    .runtime_in(entry, self.opts.agent.as_deref(), Some(&cwd))
+            })
             .map_err(internal)?;
         self.replay(&id, &session);
         self.register(runtime, session, true);
@@ -278,15 +281,19 @@ fn busy(id: &str) -> RpcError {
     )
 }
 
-/// `cwd` must be an absolute directory; MCP servers from the editor are refused, not ignored.
-fn check_setup(setup: &SessionSetup) -> Result<(), RpcError> {
+/// The session's working directory (where its tools and hooks run): `cwd` must be an
+/// absolute directory. MCP servers from the editor are refused, not ignored.
+fn check_setup(setup: &SessionSetup) -> Result<PathBuf, RpcError> {
     let cwd = Path::new(&setup.cwd);
-    if !cwd.is_absolute() || !cwd.is_dir() {
-        return Err(RpcError::params(format!(
-            "`cwd` must be an absolute path to a directory: `{}`",
-            setup.cwd
-        )));
-    }
+    let dir = match std::fs::canonicalize(cwd) {
+        Ok(dir) if cwd.is_absolute() && dir.is_dir() => dir,
+        _ => {
+            return Err(RpcError::params(format!(
+                "`cwd` must be an absolute path to a directory: `{}`",
+                setup.cwd
+            )));
+        }
+    };
     if !setup.mcp_servers.is_empty() {
         let names: Vec<&str> = setup
             .mcp_servers
@@ -298,7 +305,7 @@ fn check_setup(setup: &SessionSetup) -> Result<(), RpcError> {
             names.join(", ")
         )));
     }
-    Ok(())
+    Ok(dir)
 }
 
 fn initialize(p: &Value) -> Value {

@@ -5,7 +5,7 @@ Usage: client.py SPEC_JSON. SPEC: {"command", "args", "env", "cwd", "permission"
 user picks in every permission dialog (`allow_once`, `allow_always`, `reject_once`,
 `reject_always`, or `cancelled`). Steps:
   {"op": "initialize"}
-  {"op": "new", "as": NAME, "mcp_servers": [...]?}
+  {"op": "new", "as": NAME, "cwd": DIR?, "mcp_servers": [...]?}
   {"op": "load", "session_id": ID, "as": NAME}
   {"op": "prompt", "session": NAME, "text": TEXT}
   {"op": "prompt_cancel", "session": NAME, "text": TEXT}: cancels once a tool call is in progress
@@ -72,7 +72,7 @@ async def run(spec):
                     r = await conn.initialize(protocol_version=1)
                     results.append(dump(r))
                 elif op == "new":
-                    r = await conn.new_session(cwd=spec["cwd"], mcp_servers=step.get("mcp_servers", []))
+                    r = await conn.new_session(cwd=step.get("cwd", spec["cwd"]), mcp_servers=step.get("mcp_servers", []))
                     names[step["as"]] = r.session_id
                     results.append(dump(r))
                 elif op == "load":
