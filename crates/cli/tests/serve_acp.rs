@@ -479,3 +479,46 @@ fn tools_and_hooks_run_in_the_session_cwd_the_editor_names() {
     assert!(sub.join("session-end.jsonl").exists());
     assert_eq!(out["results"][3]["error"]["code"], -32602, "{out:#}");
 }
+
+#[test]
+fn one_sessions_slow_turn_never_blocks_another() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &["--safety", "autonomous"],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "slow"},
+            {"op": "new", "as": "fast"},
+            {"op": "slow_and_fast", "slow": "slow", "slow_text": "Run: sleep 30",
+             "fast": "fast", "fast_text": "quick one"},
+        ]),
+    );
+    // The fast prompt finished while the slow tool ran, and the slow one was then cancelled.
+    assert_eq!(out["results"][3]["stopReason"], "end_turn", "{out:#}");
+    assert_eq!(out["results"][4]["stopReason"], "cancelled", "{out:#}");
+    assert_eq!(
+        text(&out, "fast", "agent_message_chunk"),
+        "You said: quick one"
+    );
+}
+
+#[test]
+fn closing_the_connection_cancels_running_turns_and_session_end_still_runs() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &["--safety", "autonomous"],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "prompt_then_close", "session": "a", "text": "Run: sleep 30 && touch slept-marker"},
+        ]),
+    );
+    assert_eq!(out["exit_code"], 0, "{out:#}");
+    let ended = ends(dir.path());
+    assert_eq!(ended.len(), 1, "{out:#}");
+    assert!(!dir.path().join("slept-marker").exists());
+}

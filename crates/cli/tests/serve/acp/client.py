@@ -10,11 +10,15 @@ user picks in every permission dialog (`allow_once`, `allow_always`, `reject_onc
   {"op": "prompt", "session": NAME, "text": TEXT}
   {"op": "prompt_cancel", "session": NAME, "text": TEXT}: cancels once a tool call is in progress
   {"op": "prompt_raw", "session_id": ID, "text": TEXT}: to a session id as given
+  {"op": "slow_and_fast", "slow": NAME, "slow_text": T, "fast": NAME, "fast_text": T}: the fast
+    prompt runs to its end while the slow one's tool runs; then the slow one is cancelled
+  {"op": "prompt_then_close"}: closes the connection once a tool call is in progress
 Prints one JSON object: each step's result (or its error code and message), the updates each
 session received, and the permission requests seen.
 """
 
 import asyncio
+import contextlib
 import json
 import sys
 
@@ -57,6 +61,7 @@ async def run(spec):
     editor = Editor(spec.get("permission", "allow_once"))
     names = {}
     results = []
+    left = None
     async with spawn_agent_process(
         editor,
         spec["command"],
@@ -90,10 +95,29 @@ async def run(spec):
                     await started.wait()
                     await conn.cancel(session_id=sid)
                     results.append(dump(await task))
+                elif op == "slow_and_fast":
+                    slow, fast = names[step["slow"]], names[step["fast"]]
+                    started = editor.tool_started.setdefault(slow, asyncio.Event())
+                    task = asyncio.create_task(conn.prompt(session_id=slow, prompt=[text_block(step["slow_text"])]))
+                    await started.wait()
+                    r = await conn.prompt(session_id=fast, prompt=[text_block(step["fast_text"])])
+                    results.append(dump(r))
+                    await conn.cancel(session_id=slow)
+                    results.append(dump(await task))
+                elif op == "prompt_then_close":
+                    sid = names[step["session"]]
+                    started = editor.tool_started.setdefault(sid, asyncio.Event())
+                    left = asyncio.create_task(conn.prompt(session_id=sid, prompt=[text_block(step["text"])]))
+                    await started.wait()
+                    break
                 else:
                     raise ValueError(f"unknown op {op}")
             except RequestError as e:
                 results.append({"error": {"code": e.code, "message": str(e), "data": e.data}})
+    if left is not None:
+        left.cancel()
+        with contextlib.suppress(BaseException):
+            await left
     return {
         "results": results,
         "sessions": names,
