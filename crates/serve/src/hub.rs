@@ -13,14 +13,16 @@ use crate::catalog::{Catalog, CatalogEntry};
 use crate::factory::{BuildSpec, Factory};
 use crate::router::{Route, Router};
 
+/// A runtime's agent file, agent and working directory (`None`: the server's).
+type RuntimeKey = (String, String, Option<PathBuf>);
+
 /// What a server serves.
 #[derive(Debug)]
 pub struct Hub {
     catalog: Catalog,
     factory: Arc<dyn Factory>,
     router: Arc<Router>,
-    /// By agent file, agent and working directory (`None`: the server's).
-    runtimes: Mutex<HashMap<(String, String, Option<PathBuf>), Runtime>>,
+    runtimes: Mutex<HashMap<RuntimeKey, Runtime>>,
 }
 
 /// A finished one-shot session.
