@@ -19,6 +19,7 @@ const AGENT: &str = r#"agents:
     instruction: You help.
     toolsets:
       - type: shell
+      - type: todo
     hooks:
       pre_tool_use:
         - matcher: shell
@@ -37,6 +38,11 @@ const SCRIPT: &str = r#"rules:
       tool_calls:
         - name: shell
           arguments: {cmd: '${cmd}'}
+  - match: '^Plan'
+    reply:
+      tool_calls:
+        - name: create_todos
+          arguments: {descriptions: [read the code, fix the bug]}
   - match: '^Ponder'
     reply:
       reasoning: thinking it over
@@ -521,4 +527,30 @@ fn closing_the_connection_cancels_running_turns_and_session_end_still_runs() {
     let ended = ends(dir.path());
     assert_eq!(ended.len(), 1, "{out:#}");
     assert!(!dir.path().join("slept-marker").exists());
+}
+
+#[test]
+fn a_todo_list_reaches_the_editor_as_the_plan() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &["--safety", "autonomous"],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "prompt", "session": "a", "text": "Plan the work"},
+        ]),
+    );
+    let plan = updates(&out, "a")
+        .iter()
+        .find(|u| u["sessionUpdate"] == "plan")
+        .unwrap_or_else(|| panic!("no plan: {out:#}"));
+    assert_eq!(
+        plan["entries"],
+        json!([
+            {"content": "read the code", "priority": "medium", "status": "pending"},
+            {"content": "fix the bug", "priority": "medium", "status": "pending"},
+        ])
+    );
 }

@@ -231,7 +231,7 @@ impl Agent {
                 if let RuntimeEvent::AgentMessage { finish_reason, .. } = &event {
                     finish.clone_from(finish_reason);
                 }
-                if let Some(update) = updates::from_event(&event) {
+                for update in updates::from_event(&event) {
                     peer.notify(
                         "session/update",
                         json!({"sessionId": sid, "update": update}),

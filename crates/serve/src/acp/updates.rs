@@ -92,8 +92,49 @@ fn tool_result(id: &str, response: &str, is_error: bool) -> Value {
     })
 }
 
-/// The update one runtime event becomes, if the editor has a place for it.
-pub(crate) fn from_event(event: &RuntimeEvent) -> Option<Value> {
+/// The tools of the `todo` toolset, whose results carry the whole list.
+const TODO_TOOLS: [&str; 4] = ["create_todo", "create_todos", "update_todos", "list_todos"];
+
+/// A todo tool's result as the agent's plan (the editor replaces its plan with each one).
+fn plan(name: &str, response: &str) -> Option<Value> {
+    if !TODO_TOOLS.contains(&name) {
+        return None;
+    }
+    let result: Value = serde_json::from_str(response).ok()?;
+    let entries: Vec<Value> = result["todos"]
+        .as_array()?
+        .iter()
+        .map(|t| {
+            json!({
+                "content": t["description"],
+                "priority": "medium",
+                "status": t["status"].as_str().unwrap_or("pending"),
+            })
+        })
+        .collect();
+    Some(json!({"sessionUpdate": "plan", "entries": entries}))
+}
+
+/// The updates one runtime event becomes (none when the editor has no place for it).
+pub(crate) fn from_event(event: &RuntimeEvent) -> Vec<Value> {
+    if let RuntimeEvent::ToolResponse {
+        id,
+        name,
+        response,
+        is_error,
+        ..
+    } = event
+    {
+        let result = tool_result(id, response, *is_error);
+        return match plan(name, response).filter(|_| !is_error) {
+            Some(plan) => vec![result, plan],
+            None => vec![result],
+        };
+    }
+    one(event).into_iter().collect()
+}
+
+fn one(event: &RuntimeEvent) -> Option<Value> {
     match event {
         RuntimeEvent::AgentTextDelta { text, .. } => Some(text_chunk("agent_message_chunk", text)),
         RuntimeEvent::ReasoningDelta { text, .. } => Some(text_chunk("agent_thought_chunk", text)),
@@ -103,12 +144,6 @@ pub(crate) fn from_event(event: &RuntimeEvent) -> Option<Value> {
             arguments,
             ..
         } => Some(tool_call(id, name, arguments, "in_progress")),
-        RuntimeEvent::ToolResponse {
-            id,
-            response,
-            is_error,
-            ..
-        } => Some(tool_result(id, response, *is_error)),
         RuntimeEvent::HookBlocked { event, message, .. } => Some(text_chunk(
             "agent_message_chunk",
             &format!("\n\n[{event} hook] {message}\n"),
@@ -125,6 +160,7 @@ pub(crate) fn from_event(event: &RuntimeEvent) -> Option<Value> {
         | RuntimeEvent::TurnEnded { .. }
         | RuntimeEvent::ModelCallStarted { .. }
         | RuntimeEvent::ToolConfirmation { .. }
+        | RuntimeEvent::ToolResponse { .. }
         | RuntimeEvent::ToolProgress { .. }
         | RuntimeEvent::HookStarted { .. }
         | RuntimeEvent::HookFinished { .. }
@@ -210,6 +246,25 @@ mod tests {
             tool_call("c2", "shell", &json!({"cmd": "ls"}), "pending")
                 .get("locations")
                 .is_none()
+        );
+    }
+
+    #[test]
+    fn a_todo_result_is_also_the_plan() {
+        let event = RuntimeEvent::ToolResponse {
+            id: "c1".into(),
+            name: "create_todos".into(),
+            response: r#"{"created":[],"todos":[{"id":"todo_1","description":"write it","status":"in_progress"}]}"#.into(),
+            is_error: false,
+            structured: None,
+        };
+        let updates = from_event(&event);
+        assert_eq!(updates.len(), 2);
+        assert_eq!(
+            updates[1],
+            json!({"sessionUpdate": "plan", "entries": [
+                {"content": "write it", "priority": "medium", "status": "in_progress"}
+            ]})
         );
     }
 
