@@ -17,6 +17,10 @@ const AGENT: &str = r#"agents:
     model: script/agent.script.yaml
     description: Answers offline
     instruction: You help.
+    commands:
+      greet:
+        description: Say hello
+        instruction: "Greet ${args[0]} warmly"
     toolsets:
       - type: shell
       - type: todo
@@ -552,5 +556,32 @@ fn a_todo_list_reaches_the_editor_as_the_plan() {
             {"content": "read the code", "priority": "medium", "status": "pending"},
             {"content": "fix the bug", "priority": "medium", "status": "pending"},
         ])
+    );
+}
+
+#[test]
+fn the_agents_commands_are_offered_and_a_slash_prompt_runs_one() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &[],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "prompt", "session": "a", "text": "/greet Ada"},
+        ]),
+    );
+    let offered = updates(&out, "a")
+        .iter()
+        .find(|u| u["sessionUpdate"] == "available_commands_update")
+        .unwrap_or_else(|| panic!("no commands: {out:#}"));
+    assert_eq!(
+        offered["availableCommands"],
+        json!([{"name": "greet", "description": "Say hello"}])
+    );
+    assert_eq!(
+        text(&out, "a", "agent_message_chunk"),
+        "You said: Greet Ada warmly"
     );
 }

@@ -28,6 +28,8 @@ const PROTOCOL_VERSION: u64 = 1;
 #[derive(Debug)]
 struct Live {
     runtime: Runtime,
+    /// The agent the session started with (whose slash commands the editor offers).
+    agent: String,
     /// Held for the length of a prompt: one prompt at a time per session.
     session: tokio::sync::Mutex<Session>,
     /// The running prompt's cancellation.
@@ -102,6 +104,36 @@ impl Agent {
         }
     }
 
+    /// The `session/update` that follows a response: a new session learns the agent's slash
+    /// commands (`/NAME ARGS` prompts run them).
+    pub(crate) fn follow_up(
+        &self,
+        method: &str,
+        result: &Result<Value, RpcError>,
+    ) -> Option<Value> {
+        let id = match (method, result) {
+            ("session/new", Ok(r)) => r["sessionId"].as_str()?.to_owned(),
+            _ => return None,
+        };
+        let live = self.live(&id).ok()?;
+        let commands: Vec<Value> = live
+            .runtime
+            .agent(&live.agent)
+            .map(|a| {
+                a.commands
+                    .iter()
+                    .map(|c| json!({"name": c.name, "description": c.description}))
+                    .collect()
+            })
+            .unwrap_or_default();
+        (!commands.is_empty()).then(|| {
+            json!({"sessionId": id, "update": {
+                "sessionUpdate": "available_commands_update",
+                "availableCommands": commands,
+            }})
+        })
+    }
+
     /// Handles one notification (unknown ones are ignored, as JSON-RPC wants).
     pub(crate) fn notification(&self, method: &str, p: Value) {
         if method == "session/cancel"
@@ -126,6 +158,7 @@ impl Agent {
         let id = session.id.clone();
         let live = Arc::new(Live {
             runtime,
+            agent: session.agent.clone(),
             session: tokio::sync::Mutex::new(session),
             turn: Mutex::new(None),
             started: AtomicBool::new(started),

@@ -88,7 +88,11 @@ async fn serve_on(
                 let agent = Arc::clone(&agent);
                 tasks.spawn(async move {
                     let result = agent.request(&method, params).await;
+                    let follow_up = agent.follow_up(&method, &result);
                     agent.peer.respond(id, result);
+                    if let Some(update) = follow_up {
+                        agent.peer.notify("session/update", update);
+                    }
                 });
             }
             Incoming::Notification { method, params } => agent.notification(&method, params),
