@@ -213,6 +213,8 @@ impl Peer {
             }
             Err(_) => return Err("the request table is poisoned".to_owned()),
         }
+        // A question given up on (its prompt cancelled) leaves no waiter behind.
+        let _forget = Forget { peer: self, id };
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         match rx.await {
             Ok(Ok(v)) => Ok(v),
@@ -242,6 +244,20 @@ impl Peer {
     pub(crate) fn close(&self) {
         if let Ok(mut p) = self.pending.lock() {
             p.clear();
+        }
+    }
+}
+
+/// Removes a request's waiter when the request is dropped, answered or not.
+struct Forget<'a> {
+    peer: &'a Peer,
+    id: u64,
+}
+
+impl Drop for Forget<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.peer.pending.lock() {
+            p.remove(&self.id);
         }
     }
 }
