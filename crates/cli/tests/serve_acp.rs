@@ -585,3 +585,49 @@ fn the_agents_commands_are_offered_and_a_slash_prompt_runs_one() {
         "You said: Greet Ada warmly"
     );
 }
+
+#[test]
+fn the_auto_mode_allows_without_asking_and_ask_asks_again() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &[],
+        "reject_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "set_mode", "session": "a", "mode": "auto"},
+            {"op": "prompt", "session": "a", "text": "Run: touch auto-marker"},
+            {"op": "set_mode", "session": "a", "mode": "ask"},
+            {"op": "prompt", "session": "a", "text": "Run: touch asked-marker"},
+            {"op": "set_mode", "session": "a", "mode": "reckless"},
+        ]),
+    );
+    assert_eq!(
+        out["results"][1]["modes"]["currentModeId"], "ask",
+        "{out:#}"
+    );
+    assert!(dir.path().join("auto-marker").exists(), "{out:#}");
+    // Back in `ask`: the editor is asked (and rejects).
+    assert_eq!(out["permissions"].as_array().unwrap().len(), 1, "{out:#}");
+    assert!(!dir.path().join("asked-marker").exists());
+    assert_eq!(out["results"][6]["error"]["code"], -32602, "{out:#}");
+}
+
+#[test]
+fn the_pre_tool_use_hook_still_denies_in_auto_mode() {
+    let dir = project();
+    let out = editor(
+        dir.path(),
+        &[],
+        "allow_once",
+        &json!([
+            {"op": "initialize"},
+            {"op": "new", "as": "a"},
+            {"op": "set_mode", "session": "a", "mode": "auto"},
+            {"op": "prompt", "session": "a", "text": "Run: touch denied-marker"},
+        ]),
+    );
+    assert!(!dir.path().join("denied-marker").exists(), "{out:#}");
+    assert_eq!(tool_update(&out, "a")["status"], "failed", "{out:#}");
+}

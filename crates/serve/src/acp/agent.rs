@@ -37,6 +37,8 @@ struct Live {
     /// A submission ran (or the session was loaded): the next `session_start` is a resume.
     started: AtomicBool,
     rejected: Arc<Mutex<HashSet<String>>>,
+    /// The `auto` mode: every question is answered "allow once" without asking.
+    auto: Arc<AtomicBool>,
 }
 
 /// The agent side of one connection.
@@ -74,6 +76,13 @@ struct PromptParams {
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
+struct SetMode {
+    session_id: String,
+    mode_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct SessionRef {
     session_id: String,
 }
@@ -97,6 +106,7 @@ impl Agent {
             "session/new" => self.new_session(params(method, p)?),
             "session/load" => self.load_session(params(method, p)?).await,
             "session/prompt" => self.prompt(params(method, p)?).await,
+            "session/set_mode" => self.set_mode(params(method, p)?),
             _ => Err(RpcError::new(
                 METHOD_NOT_FOUND,
                 format!("method `{method}` is not supported"),
@@ -163,6 +173,7 @@ impl Agent {
             turn: Mutex::new(None),
             started: AtomicBool::new(started),
             rejected: Arc::default(),
+            auto: Arc::default(),
         });
         if let Ok(mut s) = self.sessions.lock() {
             s.insert(id.clone(), live);
@@ -179,7 +190,22 @@ impl Agent {
             .map_err(internal)?;
         let session = self.hub.new_session(&runtime, entry, &agent, None);
         let id = self.register(runtime, session, false);
-        Ok(json!({"sessionId": id}))
+        Ok(json!({"sessionId": id, "modes": modes(ASK)}))
+    }
+
+    fn set_mode(&self, p: SetMode) -> Result<Value, RpcError> {
+        let live = self.live(&p.session_id)?;
+        let auto = match p.mode_id.as_str() {
+            ASK => false,
+            AUTO => true,
+            other => {
+                return Err(RpcError::params(format!(
+                    "unknown mode `{other}` (modes: {ASK}, {AUTO})"
+                )));
+            }
+        };
+        live.auto.store(auto, Ordering::SeqCst);
+        Ok(json!({}))
     }
 
     async fn load_session(&self, setup: SessionSetup) -> Result<Value, RpcError> {
@@ -191,7 +217,12 @@ impl Agent {
         if let Ok(live) = self.live(&id) {
             let session = live.session.try_lock().map_err(|_| busy(&id))?;
             self.replay(&id, &session);
-            return Ok(json!({}));
+            let mode = if live.auto.load(Ordering::SeqCst) {
+                AUTO
+            } else {
+                ASK
+            };
+            return Ok(json!({"modes": modes(mode)}));
         }
         let store = self
             .hub
@@ -225,7 +256,7 @@ impl Agent {
             .map_err(internal)?;
         self.replay(&id, &session);
         self.register(runtime, session, true);
-        Ok(json!({}))
+        Ok(json!({"modes": modes(ASK)}))
     }
 
     fn replay(&self, id: &str, session: &Session) {
@@ -251,6 +282,7 @@ impl Agent {
                 peer: Arc::clone(&self.peer),
                 session_id: id.clone(),
                 rejected: Arc::clone(&live.rejected),
+                auto: Arc::clone(&live.auto),
                 cancel: cancel.clone(),
             }),
         };
@@ -301,6 +333,21 @@ impl Agent {
     pub(crate) fn cancel_all(&self) {
         self.stop.cancel();
     }
+}
+
+/// The session modes: `ask` puts the approval ladder's questions to the editor; `auto`
+/// answers them "allow once" itself (hooks and deny rules still apply: only asks are skipped).
+const ASK: &str = "ask";
+const AUTO: &str = "auto";
+
+fn modes(current: &str) -> Value {
+    json!({
+        "currentModeId": current,
+        "availableModes": [
+            {"id": ASK, "name": "Ask", "description": "Ask before running tools that need approval"},
+            {"id": AUTO, "name": "Auto", "description": "Allow every tool call that would ask (hooks and deny rules still apply)"},
+        ],
+    })
 }
 
 fn internal(message: String) -> RpcError {

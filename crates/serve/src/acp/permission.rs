@@ -2,6 +2,7 @@
 //! its choice is the user's answer.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
@@ -20,6 +21,8 @@ pub(crate) struct EditorAsker {
     pub(crate) session_id: String,
     /// Tools the user chose "always reject" for in this session: denied without asking.
     pub(crate) rejected: Arc<Mutex<HashSet<String>>>,
+    /// The session's `auto` mode: allow once without asking.
+    pub(crate) auto: Arc<AtomicBool>,
     /// The prompt's cancellation: a question still open is answered `Cancelled`.
     pub(crate) cancel: CancellationToken,
 }
@@ -59,6 +62,9 @@ impl Asker for EditorAsker {
     fn confirm<'a>(&'a self, request: &'a ConfirmationRequest) -> BoxFuture<'a, Confirmation> {
         Box::pin(async move {
             let tool = &request.tool_name;
+            if self.auto.load(Ordering::SeqCst) {
+                return Confirmation::Yes;
+            }
             if self.rejected.lock().is_ok_and(|r| r.contains(tool)) {
                 return Confirmation::No {
                     reason: Some(format!("the user rejected `{tool}` for this session")),

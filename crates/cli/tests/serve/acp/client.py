@@ -9,6 +9,7 @@ user picks in every permission dialog (`allow_once`, `allow_always`, `reject_onc
   {"op": "load", "session_id": ID, "as": NAME}
   {"op": "prompt", "session": NAME, "text": TEXT}
   {"op": "prompt_cancel", "session": NAME, "text": TEXT}: cancels once a tool call is in progress
+  {"op": "set_mode", "session": NAME, "mode": MODE}
   {"op": "prompt_raw", "session_id": ID, "text": TEXT}: to a session id as given
   {"op": "slow_and_fast", "slow": NAME, "slow_text": T, "fast": NAME, "fast_text": T}: the fast
     prompt runs to its end while the slow one's tool runs; then the slow one is cancelled
@@ -95,6 +96,9 @@ async def run(spec):
                     await started.wait()
                     await conn.cancel(session_id=sid)
                     results.append(dump(await task))
+                elif op == "set_mode":
+                    r = await conn.set_session_mode(session_id=names[step["session"]], mode_id=step["mode"])
+                    results.append(dump(r) if r is not None else {})
                 elif op == "slow_and_fast":
                     slow, fast = names[step["slow"]], names[step["fast"]]
                     started = editor.tool_started.setdefault(slow, asyncio.Event())
