@@ -2,7 +2,7 @@
 //! config, `hooks.d`, `--hook-*` flags, the session store), so a served session is guarded by
 //! every hook a terminal run would be.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tether_config::AgentFile;
@@ -17,6 +17,9 @@ pub struct BuildSpec {
     pub sink: Arc<dyn EventSink>,
     /// Where it asks: the hub's router, which asks the client owning the session.
     pub interaction: Arc<dyn Interaction>,
+    /// Where its tools and hooks run when not the server's `--working-dir` (an editor
+    /// session's `cwd`).
+    pub working_dir: Option<PathBuf>,
 }
 
 /// Loads agent files and builds runtimes for a server.

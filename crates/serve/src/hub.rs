@@ -2,6 +2,7 @@
 //! by every session that runs it; the router that sends each session's events to its client.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use tether_core::{RunOutcome, Runtime, Session};
@@ -12,13 +13,16 @@ use crate::catalog::{Catalog, CatalogEntry};
 use crate::factory::{BuildSpec, Factory};
 use crate::router::{Route, Router};
 
+/// A runtime's agent file, agent and working directory (`None`: the server's).
+type RuntimeKey = (String, String, Option<PathBuf>);
+
 /// What a server serves.
 #[derive(Debug)]
 pub struct Hub {
     catalog: Catalog,
     factory: Arc<dyn Factory>,
     router: Arc<Router>,
-    runtimes: Mutex<HashMap<(String, String), Runtime>>,
+    runtimes: Mutex<HashMap<RuntimeKey, Runtime>>,
 }
 
 /// A finished one-shot session.
@@ -71,6 +75,17 @@ impl Hub {
         entry: &CatalogEntry,
         agent: Option<&str>,
     ) -> Result<(Runtime, String), String> {
+        self.runtime_in(entry, agent, None)
+    }
+
+    /// [`Hub::runtime`] with its tools and hooks running in `working_dir` (default: the
+    /// server's); one runtime per directory, shared as well.
+    pub fn runtime_in(
+        &self,
+        entry: &CatalogEntry,
+        agent: Option<&str>,
+        working_dir: Option<&Path>,
+    ) -> Result<(Runtime, String), String> {
         let agent = match agent {
             Some(a) if entry.file.agent(a).is_some() => a.to_owned(),
             Some(a) => {
@@ -84,7 +99,11 @@ impl Hub {
                 .default_agent()
                 .ok_or_else(|| format!("`{}` defines no agent", entry.id))?,
         };
-        let key = (entry.id.clone(), agent.clone());
+        let key = (
+            entry.id.clone(),
+            agent.clone(),
+            working_dir.map(Path::to_path_buf),
+        );
         let mut runtimes = self
             .runtimes
             .lock()
@@ -96,6 +115,7 @@ impl Hub {
             agent: agent.clone(),
             sink: self.router.clone(),
             interaction: self.router.clone(),
+            working_dir: working_dir.map(Path::to_path_buf),
         };
         let rt = self.factory.build(&entry.file, spec)?;
         runtimes.insert(key, rt.clone());

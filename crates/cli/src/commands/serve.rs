@@ -49,7 +49,9 @@ impl Factory for CliFactory {
     fn build(&self, file: &AgentFile, spec: BuildSpec) -> Result<Runtime, String> {
         let mut opts = super::run::options(
             &self.user,
-            self.working_dir.clone(),
+            spec.working_dir
+                .clone()
+                .unwrap_or_else(|| self.working_dir.clone()),
             &self.common.hooks,
             &self.common.model,
             self.common.hook_log.as_deref(),
