@@ -1,0 +1,71 @@
+"""An MCP client on the official `mcp` SDK, for the `tether serve mcp` tests.
+
+Usage: client.py SPEC_JSON
+  SPEC: {"stdio": {"command", "args", "env", "cwd"}} or {"http": URL, "token": T|null},
+        and "calls": [[TOOL, MESSAGE], ...].
+Prints one JSON object: {"tools": [...], "results": [...]} or {"error": {"type", "message"}},
+with "statuses": the HTTP status of every response (the SDK does not report them).
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+STATUSES = []
+
+
+async def record(response):
+    STATUSES.append(response.status_code)
+
+
+async def session_run(read, write, calls):
+    async with ClientSession(read, write) as session:
+        await session.initialize()
+        listed = await session.list_tools()
+        tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
+        results = []
+        for tool, message in calls:
+            r = await session.call_tool(tool, {"message": message})
+            results.append(
+                {
+                    "is_error": bool(r.is_error),
+                    "structured": r.structured_content,
+                    "text": [c.text for c in r.content if getattr(c, "type", "") == "text"],
+                }
+            )
+        return {"tools": tools, "results": results}
+
+
+async def main(spec):
+    calls = spec.get("calls", [])
+    if "stdio" in spec:
+        s = spec["stdio"]
+        params = StdioServerParameters(command=s["command"], args=s["args"], env=s["env"], cwd=s["cwd"])
+        async with stdio_client(params) as (read, write):
+            return await session_run(read, write, calls)
+    headers = {"Authorization": f"Bearer {spec['token']}"} if spec.get("token") else None
+    async with create_mcp_http_client(headers=headers) as http:
+        http.event_hooks["response"].append(record)
+        async with streamable_http_client(spec["http"], http_client=http) as streams:
+            return await session_run(streams[0], streams[1], calls)
+
+
+def describe(e):
+    # Task groups wrap the HTTP error: report the innermost cause.
+    while isinstance(e, BaseExceptionGroup) and e.exceptions:
+        e = e.exceptions[0]
+    return {"type": type(e).__name__, "message": str(e)}
+
+
+if __name__ == "__main__":
+    try:
+        out = asyncio.run(main(json.loads(sys.argv[1])))
+    except BaseException as e:  # noqa: BLE001 - the test asserts on the error
+        out = {"error": describe(e)}
+    out["statuses"] = STATUSES
+    print(json.dumps(out))
