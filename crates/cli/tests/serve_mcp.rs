@@ -93,8 +93,10 @@ fn stdio(dir: &Path, args: &[&str], env: &[(&str, &str)], calls: &[(&str, &str)]
     all.extend_from_slice(args);
     let (program, args, mut vars) = serve::command_line(dir, &all);
     vars.extend(env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
-    let env: serde_json::Map<String, Value> =
-        vars.into_iter().map(|(k, v)| (k, Value::String(v))).collect();
+    let env: serde_json::Map<String, Value> = vars
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
     let out = client(&json!({
         "stdio": {"command": program, "args": args, "env": env, "cwd": dir},
         "calls": calls,
@@ -108,7 +110,9 @@ fn http(url: &str, token: Option<&str>, calls: &[(&str, &str)]) -> Value {
 }
 
 fn response(result: &Value) -> &str {
-    result["structured"]["response"].as_str().unwrap_or_default()
+    result["structured"]["response"]
+        .as_str()
+        .unwrap_or_default()
 }
 
 fn sessions(dir: &Path) -> Vec<Value> {
@@ -151,7 +155,11 @@ fn stdio_lists_each_agent_as_a_tool_and_a_call_answers_in_a_stored_session() {
     assert_eq!(response(r), "You said: hello there");
     let text: Value = serde_json::from_str(r["text"][0].as_str().unwrap()).unwrap();
     assert_eq!(text, json!({"response": "You said: hello there"}));
-    assert_eq!(sessions(dir.path()).len(), 1, "the call is a stored session");
+    assert_eq!(
+        sessions(dir.path()).len(),
+        1,
+        "the call is a stored session"
+    );
 }
 
 #[test]
@@ -175,7 +183,10 @@ fn a_tool_runs_and_a_pre_tool_use_deny_holds() {
         dir.path(),
         &["agent.yaml"],
         &[],
-        &[("root", "Run: echo ran"), ("root", "Run: touch denied-marker")],
+        &[
+            ("root", "Run: echo ran"),
+            ("root", "Run: touch denied-marker"),
+        ],
     );
     assert_eq!(response(&out["results"][0]), "`shell` returned: ran\n");
     let denied = response(&out["results"][1]);
