@@ -1,0 +1,76 @@
+"""An OpenAI-API client on the official `openai` SDK, for the `tether serve chat` tests.
+
+Usage: client.py SPEC_JSON
+  SPEC: {"base_url", "api_key", "calls": [CALL, ...]}
+  CALL: {"kind": "models"} or {"kind": "complete"|"stream", "model", "messages",
+         "conversation": ID|null} or {"kind": "raw", "body": TEXT} (a POST with httpx, to see
+         what the server answers a request the SDK would not send)
+Prints a JSON list, one entry per call: the result, or {"error": {"type", "status", "message"}}.
+"""
+
+import json
+import sys
+
+import httpx
+import openai
+
+
+def call(client, c):
+    if c["kind"] == "raw":
+        r = httpx.post(
+            str(client.base_url).rstrip("/") + "/chat/completions",
+            content=c["body"],
+            headers={"Authorization": f"Bearer {client.api_key}", "Content-Type": "application/json"},
+        )
+        return {"status": r.status_code, "json": r.json()}
+    if c["kind"] == "models":
+        return {"models": [m.id for m in client.models.list()]}
+    headers = {"X-Conversation-Id": c["conversation"]} if c.get("conversation") else None
+    if c["kind"] == "complete":
+        r = client.chat.completions.create(
+            model=c["model"], messages=c["messages"], extra_headers=headers
+        )
+        return {
+            "id": r.id,
+            "object": r.object,
+            "content": r.choices[0].message.content,
+            "role": r.choices[0].message.role,
+            "finish_reason": r.choices[0].finish_reason,
+            "usage": r.usage.model_dump() if r.usage else None,
+        }
+    deltas, finish, objects = [], [], set()
+    stream = client.chat.completions.create(
+        model=c["model"], messages=c["messages"], stream=True, extra_headers=headers
+    )
+    for chunk in stream:
+        objects.add(chunk.object)
+        for choice in chunk.choices:
+            if choice.delta.content:
+                deltas.append(choice.delta.content)
+            if choice.finish_reason:
+                finish.append(choice.finish_reason)
+    return {"deltas": deltas, "content": "".join(deltas), "finish": finish, "objects": sorted(objects)}
+
+
+def main(spec):
+    client = openai.OpenAI(base_url=spec["base_url"], api_key=spec["api_key"], max_retries=0)
+    out = []
+    for c in spec["calls"]:
+        try:
+            out.append(call(client, c))
+        except openai.APIError as e:
+            out.append(
+                {
+                    "error": {
+                        "type": type(e).__name__,
+                        "status": getattr(e, "status_code", None),
+                        "message": e.message,
+                        "code": getattr(e, "code", None),
+                    }
+                }
+            )
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(json.loads(sys.argv[1]))))
