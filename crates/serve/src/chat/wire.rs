@@ -5,7 +5,7 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use tether_protocol::chat::ImageUrl;
-use tether_protocol::{ContentPart, Message, Role};
+use tether_protocol::{ContentPart, Message};
 
 /// `POST /v1/chat/completions`; fields we do not use (temperature, tools, …) are ignored.
 #[derive(Debug, Deserialize)]
@@ -218,6 +218,7 @@ impl IntoResponse for ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tether_protocol::Role;
 
     #[test]
     fn content_may_be_text_or_parts() {
