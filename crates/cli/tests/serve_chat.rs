@@ -24,6 +24,9 @@ const AGENT: &str = r#"agents:
             - type: command
               command: |
                 if grep -q denied-marker; then echo "the guard says no" >&2; exit 2; fi
+      session_end:
+        - type: command
+          command: echo ended >> session_end.log
   careful:
     model: script/agent.script.yaml
     safety: balanced
@@ -315,4 +318,37 @@ fn a_conversation_is_kept_and_a_failed_turn_leaves_it_unchanged() {
     );
     let kept = sessions(dir.path());
     assert_eq!(kept.len(), 3, "x, y and the stateless request: {kept:?}");
+}
+
+#[test]
+fn a_client_that_hangs_up_mid_stream_cancels_its_turn_and_session_end_runs() {
+    let dir = project();
+    let server = start(dir.path(), &["--safety", "autonomous"], &[]);
+    let out = client(
+        &server,
+        "unused",
+        &[
+            json!({"kind": "hangup", "model": "root", "prompt": "Run: sleep 30 && touch late-marker"}),
+        ],
+    );
+    assert!(
+        out[0]["first"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("chat.completion.chunk"),
+        "{}",
+        out[0]
+    );
+    // session_end comes only once the turn is over: cancelled, the tool never finished.
+    let log = dir.path().join("session_end.log");
+    while !log.exists() {
+        assert!(
+            !dir.path().join("late-marker").exists(),
+            "the turn ran on after the client left"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!dir.path().join("late-marker").exists(), "the turn ran on");
+    let out = client(&server, "unused", &[complete("root", "still serving")]);
+    assert_eq!(out[0]["content"], "You said: still serving");
 }

@@ -4,7 +4,8 @@ Usage: client.py SPEC_JSON
   SPEC: {"base_url", "api_key", "calls": [CALL, ...]}
   CALL: {"kind": "models"} or {"kind": "complete"|"stream", "model", "messages",
          "conversation": ID|null} or {"kind": "raw", "body": TEXT} (a POST with httpx, to see
-         what the server answers a request the SDK would not send)
+         what the server answers a request the SDK would not send), or {"kind": "hangup",
+         "model", "prompt"} (a streamed request dropped after its first line)
 Prints a JSON list, one entry per call: the result, or {"error": {"type", "status", "message"}}.
 """
 
@@ -23,6 +24,14 @@ def call(client, c):
             headers={"Authorization": f"Bearer {client.api_key}", "Content-Type": "application/json"},
         )
         return {"status": r.status_code, "json": r.json()}
+    if c["kind"] == "hangup":
+        body = {"model": c["model"], "stream": True, "messages": [{"role": "user", "content": c["prompt"]}]}
+        url = str(client.base_url).rstrip("/") + "/chat/completions"
+        with httpx.stream("POST", url, json=body, headers={"Authorization": f"Bearer {client.api_key}"}) as r:
+            for line in r.iter_lines():
+                if line:
+                    return {"first": line}
+        return {"first": None}
     if c["kind"] == "models":
         return {"models": [m.id for m in client.models.list()]}
     headers = {"X-Conversation-Id": c["conversation"]} if c.get("conversation") else None
