@@ -89,6 +89,11 @@ fn client(spec: &Value) -> Value {
 
 /// The client starts `tether serve mcp ARGS…` in `dir` itself and makes `calls`.
 fn stdio(dir: &Path, args: &[&str], env: &[(&str, &str)], calls: &[(&str, &str)]) -> Value {
+    let calls: Vec<Value> = calls.iter().map(|(t, m)| json!([t, m])).collect();
+    stdio_calls(dir, args, env, &calls)
+}
+
+fn stdio_calls(dir: &Path, args: &[&str], env: &[(&str, &str)], calls: &[Value]) -> Value {
     let mut all = vec!["mcp"];
     all.extend_from_slice(args);
     let (program, args, mut vars) = serve::command_line(dir, &all);
@@ -309,4 +314,26 @@ fn docker_agent_mcp_multi_agent() {
         "Say hello in one sentence.",
     );
     assert!(answer.contains("Hello"), "{answer}");
+}
+
+#[test]
+fn an_unknown_tool_or_a_bad_message_is_a_protocol_error_and_the_server_stays_up() {
+    let dir = project();
+    let out = stdio_calls(
+        dir.path(),
+        &["agent.yaml"],
+        &[],
+        &[
+            json!(["nope", "hi"]),
+            json!(["root", 42]),
+            json!(["root", "still up"]),
+        ],
+    );
+    let results = out["results"].as_array().unwrap();
+    for r in &results[..2] {
+        assert_eq!(r["error"]["type"], "MCPError", "{r}");
+    }
+    let unknown = results[0]["error"]["message"].as_str().unwrap();
+    assert!(unknown.contains("nope"), "{unknown}");
+    assert_eq!(response(&results[2]), "You said: still up");
 }

@@ -180,15 +180,23 @@ impl ServerHandler for AgentTools {
                 ));
             }
         };
-        // The client's cancellation, or the server's shutdown, cancels the run.
-        let cancel = context.ct.clone();
+        // The client's cancellation or the server's shutdown cancels the run; so does a
+        // dropped request. The run is its own task so that its session_end still runs.
+        let cancel = context.ct.child_token();
         let stop = self.shutdown.clone();
         let linked = cancel.clone();
         let watcher = tokio::spawn(async move {
             stop.cancelled().await;
             linked.cancel();
         });
-        let answer = self.ask(name, message, &cancel).await;
+        let tools = self.clone();
+        let (agent, run_cancel) = (name.to_owned(), cancel.clone());
+        let task = tokio::spawn(async move { tools.ask(&agent, message, &run_cancel).await });
+        let guard = cancel.drop_guard();
+        let answer = task
+            .await
+            .unwrap_or_else(|e| Err(format!("the run failed: {e}")));
+        drop(guard.disarm());
         watcher.abort();
         let result = match answer {
             // The text content is the serialized output, as the MCP spec asks.

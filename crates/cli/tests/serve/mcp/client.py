@@ -2,7 +2,7 @@
 
 Usage: client.py SPEC_JSON
   SPEC: {"stdio": {"command", "args", "env", "cwd"}} or {"http": URL, "token": T|null},
-        and "calls": [[TOOL, MESSAGE], ...].
+        and "calls": [[TOOL, MESSAGE], ...]; a call the server refuses gives {"error": …}.
 Prints one JSON object: {"tools": [...], "results": [...]} or {"error": {"type", "message"}},
 with "statuses": the HTTP status of every response (the SDK does not report them).
 """
@@ -30,7 +30,12 @@ async def session_run(read, write, calls):
         tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
         results = []
         for tool, message in calls:
-            r = await session.call_tool(tool, {"message": message})
+            # A message that is not a string is sent as is (to see the server refuse it).
+            try:
+                r = await session.call_tool(tool, {"message": message})
+            except Exception as e:  # noqa: BLE001 - the test asserts on the error
+                results.append({"error": describe(e)})
+                continue
             results.append(
                 {
                     "is_error": bool(r.is_error),
