@@ -352,3 +352,31 @@ fn a_client_that_hangs_up_mid_stream_cancels_its_turn_and_session_end_runs() {
     let out = client(&server, "unused", &[complete("root", "still serving")]);
     assert_eq!(out[0]["content"], "You said: still serving");
 }
+
+#[test]
+fn a_slow_turn_does_not_hold_up_another() {
+    let dir = project();
+    let server = start(dir.path(), &["--safety", "autonomous"], &[]);
+    std::thread::scope(|scope| {
+        let slow = scope.spawn(|| {
+            client(
+                &server,
+                "unused",
+                &[complete(
+                    "root",
+                    "Run: while [ ! -f go ]; do sleep 0.05; done; echo released",
+                )],
+            )
+        });
+        // Answered while the slow turn still waits for `go`.
+        let out = client(&server, "unused", &[complete("root", "quick")]);
+        assert_eq!(out[0]["content"], "You said: quick", "{}", out[0]);
+        std::fs::write(dir.path().join("go"), "").unwrap();
+        let out = slow.join().unwrap();
+        assert_eq!(
+            out[0]["content"], "`shell` returned: released\n",
+            "{}",
+            out[0]
+        );
+    });
+}

@@ -27,6 +27,10 @@ const AGENT: &str = r#"agents:
             - type: command
               command: |
                 if grep -q denied-marker; then echo "the guard says no" >&2; exit 2; fi
+      user_prompt_submit:
+        - type: command
+          command: |
+            if grep -q forbidden; then echo "no forbidden topics" >&2; exit 2; fi
   careful:
     model: script/agent.script.yaml
     description: Asks before it runs anything
@@ -112,6 +116,11 @@ fn stdio_calls(dir: &Path, args: &[&str], env: &[(&str, &str)], calls: &[Value])
 
 fn http(url: &str, token: Option<&str>, calls: &[(&str, &str)]) -> Value {
     client(&json!({"http": format!("{url}/mcp"), "token": token, "calls": calls}))
+}
+
+/// docker-agent answers on every path; clients configured with the bare address work too.
+fn http_root(url: &str, calls: &[(&str, &str)]) -> Value {
+    client(&json!({"http": format!("{url}/"), "token": null, "calls": calls}))
 }
 
 fn response(result: &Value) -> &str {
@@ -222,11 +231,20 @@ fn an_ask_nobody_can_answer_is_a_denial_with_the_reason() {
 #[test]
 fn a_failed_run_is_a_tool_error_with_the_reason() {
     let dir = project();
-    let out = stdio(dir.path(), &["agent.yaml"], &[], &[("root", "fail now")]);
-    let r = &out["results"][0];
-    assert_eq!(r["is_error"], true, "{r}");
-    let text = r["text"][0].as_str().unwrap();
-    assert!(text.contains("the model refuses"), "{text}");
+    let out = stdio(
+        dir.path(),
+        &["agent.yaml"],
+        &[],
+        &[("root", "fail now"), ("root", "a forbidden topic")],
+    );
+    for (r, reason) in [
+        (&out["results"][0], "the model refuses"),
+        (&out["results"][1], "no forbidden topics"),
+    ] {
+        assert_eq!(r["is_error"], true, "{r}");
+        let text = r["text"][0].as_str().unwrap();
+        assert!(text.contains(reason), "{text}");
+    }
 }
 
 #[test]
@@ -265,7 +283,7 @@ fn http_defaults_to_restricted_so_an_unasked_tool_is_denied() {
         &["mcp", "agent.yaml", "--http", "--listen", "127.0.0.1:0"],
         &[],
     );
-    let out = http(&server.url, None, &[("root", "Run: touch http-marker")]);
+    let out = http_root(&server.url, &[("root", "Run: touch http-marker")]);
     assert!(out.get("error").is_none(), "{out:#}");
     let r = response(&out["results"][0]);
     assert!(!dir.path().join("http-marker").exists(), "{r}");
@@ -336,4 +354,23 @@ fn an_unknown_tool_or_a_bad_message_is_a_protocol_error_and_the_server_stays_up(
     let unknown = results[0]["error"]["message"].as_str().unwrap();
     assert!(unknown.contains("nope"), "{unknown}");
     assert_eq!(response(&results[2]), "You said: still up");
+}
+
+#[test]
+fn a_slow_call_does_not_hold_up_another() {
+    let dir = project();
+    let (program, args, vars) = serve::command_line(dir.path(), &["mcp", "agent.yaml"]);
+    let env: serde_json::Map<String, Value> = vars
+        .into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect();
+    // The first call waits for `go`, which the client creates once the second answered.
+    let out = client(&json!({
+        "stdio": {"command": program, "args": args, "env": env, "cwd": dir.path()},
+        "calls": [["root", "Run: while [ ! -f go ]; do sleep 0.05; done; echo released"], ["root", "quick"]],
+        "release": dir.path().join("go"),
+    }));
+    assert!(out.get("error").is_none(), "{out:#}");
+    assert_eq!(response(&out["results"][1]), "You said: quick");
+    assert_eq!(response(&out["results"][0]), "`shell` returned: released\n");
 }

@@ -84,6 +84,8 @@ pub(super) async fn handle(
     if request.stream {
         return streamed(id, agent, rx, task, cancel.drop_guard());
     }
+    // Nobody reads the events of a whole answer: they are dropped as they come.
+    drop(rx);
     let guard = cancel.drop_guard();
     let result = joined(task).await;
     drop(guard.disarm());

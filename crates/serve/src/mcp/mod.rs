@@ -1,5 +1,5 @@
 //! `tether serve mcp`: each agent one MCP tool (`{message}` → `{response}`), over stdio or
-//! streamable HTTP at `/mcp`.
+//! streamable HTTP at `/mcp` (or any path, as docker-agent answers).
 
 mod tools;
 
@@ -79,7 +79,8 @@ fn app(
         Arc::new(LocalSessionManager::default()),
         config,
     );
-    let router = axum::Router::new().route_service("/mcp", service);
+    // `/mcp`, and like docker-agent (whose handler is the whole server) every other path.
+    let router = axum::Router::new().fallback_service(service);
     match token {
         Some(token) => {
             let token: Arc<str> = token.into();

@@ -3,6 +3,8 @@
 Usage: client.py SPEC_JSON
   SPEC: {"stdio": {"command", "args", "env", "cwd"}} or {"http": URL, "token": T|null},
         and "calls": [[TOOL, MESSAGE], ...]; a call the server refuses gives {"error": …}.
+  With "release": PATH, the calls run at once, and PATH is created once the last one
+  answered (a first call that waits for PATH shows one slow call does not hold up another).
 Prints one JSON object: {"tools": [...], "results": [...]} or {"error": {"type", "message"}},
 with "statuses": the HTTP status of every response (the SDK does not report them).
 """
@@ -23,26 +25,36 @@ async def record(response):
     STATUSES.append(response.status_code)
 
 
-async def session_run(read, write, calls):
+async def call_one(session, tool, message):
+    # A message that is not a string is sent as is (to see the server refuse it).
+    try:
+        r = await session.call_tool(tool, {"message": message})
+    except Exception as e:  # noqa: BLE001 - the test asserts on the error
+        return {"error": describe(e)}
+    return {
+        "is_error": bool(r.is_error),
+        "structured": r.structured_content,
+        "text": [c.text for c in r.content if getattr(c, "type", "") == "text"],
+    }
+
+
+async def session_run(read, write, calls, release=None):
     async with ClientSession(read, write) as session:
         await session.initialize()
         listed = await session.list_tools()
         tools = [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in listed.tools]
-        results = []
-        for tool, message in calls:
-            # A message that is not a string is sent as is (to see the server refuse it).
-            try:
-                r = await session.call_tool(tool, {"message": message})
-            except Exception as e:  # noqa: BLE001 - the test asserts on the error
-                results.append({"error": describe(e)})
-                continue
-            results.append(
-                {
-                    "is_error": bool(r.is_error),
-                    "structured": r.structured_content,
-                    "text": [c.text for c in r.content if getattr(c, "type", "") == "text"],
-                }
+        if release:
+            async def last(tool, message):
+                r = await call_one(session, tool, message)
+                open(release, "w").close()
+                return r
+
+            *first, final = calls
+            results = list(
+                await asyncio.gather(*(call_one(session, t, m) for t, m in first), last(*final))
             )
+        else:
+            results = [await call_one(session, t, m) for t, m in calls]
         return {"tools": tools, "results": results}
 
 
@@ -52,12 +64,12 @@ async def main(spec):
         s = spec["stdio"]
         params = StdioServerParameters(command=s["command"], args=s["args"], env=s["env"], cwd=s["cwd"])
         async with stdio_client(params) as (read, write):
-            return await session_run(read, write, calls)
+            return await session_run(read, write, calls, spec.get("release"))
     headers = {"Authorization": f"Bearer {spec['token']}"} if spec.get("token") else None
     async with create_mcp_http_client(headers=headers) as http:
         http.event_hooks["response"].append(record)
         async with streamable_http_client(spec["http"], http_client=http) as streams:
-            return await session_run(streams[0], streams[1], calls)
+            return await session_run(streams[0], streams[1], calls, spec.get("release"))
 
 
 def describe(e):
