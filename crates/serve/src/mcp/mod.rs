@@ -50,15 +50,39 @@ pub async fn serve(
 
 /// Standard input and output are the protocol: nothing else writes to stdout.
 async fn stdio(tools: AgentTools, shutdown: CancellationToken) -> Result<(), String> {
-    let running = tools
-        .serve_with_ct(rmcp::transport::stdio(), shutdown)
-        .await
-        .map_err(|e| format!("mcp over stdio: {e}"))?;
+    let transport = (stdin(), tokio::io::stdout());
+    let running = match tools.serve_with_ct(transport, shutdown.clone()).await {
+        Ok(r) => r,
+        Err(_) if shutdown.is_cancelled() => return Ok(()),
+        Err(e) => return Err(format!("mcp over stdio: {e}")),
+    };
     running
         .waiting()
         .await
         .map(|_| ())
         .map_err(|e| format!("mcp over stdio: {e}"))
+}
+
+/// Standard input, read on a thread of its own: a read blocked on a client that keeps stdin
+/// open would otherwise hold the process after SIGTERM (tokio waits for its blocking reads).
+fn stdin() -> tokio::io::DuplexStream {
+    let (mut tx, rx) = tokio::io::duplex(64 * 1024);
+    let runtime = tokio::runtime::Handle::current();
+    std::thread::spawn(move || {
+        let mut input = std::io::stdin().lock();
+        let mut buf = [0u8; 8192];
+        loop {
+            let n = match std::io::Read::read(&mut input, &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let sent = runtime.block_on(tokio::io::AsyncWriteExt::write_all(&mut tx, &buf[..n]));
+            if sent.is_err() {
+                break;
+            }
+        }
+    });
+    rx
 }
 
 /// The streamable HTTP endpoint at `/mcp`, behind the bearer token when one is set.
