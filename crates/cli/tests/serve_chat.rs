@@ -165,14 +165,22 @@ fn streaming_sends_openais_chunks() {
     let out = client(
         &server,
         "unused",
-        &[json!({"kind": "stream", "model": "root",
-            "messages": [{"role": "user", "content": "a streamed hello"}]})],
+        &[
+            json!({"kind": "stream", "model": "root",
+            "messages": [{"role": "user", "content": "a streamed hello"}]}),
+            json!({"kind": "stream", "model": "root", "usage": true,
+            "messages": [{"role": "user", "content": "with usage"}]}),
+        ],
     );
     let r = &out[0];
     assert_eq!(r["content"], "You said: a streamed hello", "{r}");
     assert!(!r["deltas"].as_array().unwrap().is_empty());
     assert_eq!(r["finish"], json!(["stop"]));
     assert_eq!(r["objects"], json!(["chat.completion.chunk"]));
+    assert!(r["usage"].is_null(), "usage only when asked: {r}");
+    let r = &out[1];
+    assert_eq!(r["content"], "You said: with usage", "{r}");
+    assert!(r["usage"]["completion_tokens"].as_u64().unwrap() > 0, "{r}");
 }
 
 #[test]

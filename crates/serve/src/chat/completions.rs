@@ -18,6 +18,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::conversations::Slot;
 use super::wire::{
     ApiError, AssistantMessage, Choice, Chunk, ChunkChoice, Completion, Delta, RequestWire, Usage,
+    UsageChunk,
 };
 use super::{ChatState, now};
 use crate::router::{Nobody, Route};
@@ -82,7 +83,8 @@ pub(super) async fn handle(
     let task = tokio::spawn(job.run());
     let id = format!("chatcmpl-{}", tether_core::new_session_id());
     if request.stream {
-        return streamed(id, agent, rx, task, cancel.drop_guard());
+        let usage = request.stream_options.is_some_and(|o| o.include_usage);
+        return streamed(id, agent, usage, rx, task, cancel.drop_guard());
     }
     // Nobody reads the events of a whole answer: they are dropped as they come.
     drop(rx);
@@ -268,6 +270,8 @@ struct Streaming {
     rx: mpsc::UnboundedReceiver<RuntimeEvent>,
     task: Option<JoinHandle<Result<Done, ApiError>>>,
     phase: Phase,
+    /// Send the usage chunk at the end.
+    usage: bool,
     /// Dropped with the response body: a client that disconnects cancels the turn.
     _cancel: DropGuard,
 }
@@ -366,7 +370,22 @@ impl Streaming {
             self.content(&rest)
         };
         match result {
-            Ok(_) => out.push_str(&self.chunk(Delta::default(), Some("stop"))),
+            Ok(done) => {
+                out.push_str(&self.chunk(Delta::default(), Some("stop")));
+                if self.usage {
+                    let chunk = UsageChunk {
+                        id: &self.id,
+                        object: "chat.completion.chunk",
+                        created: self.created,
+                        model: &self.model,
+                        choices: [],
+                        usage: done.usage,
+                    };
+                    out.push_str("data: ");
+                    out.push_str(&serde_json::to_string(&chunk).unwrap_or_default());
+                    out.push_str("\n\n");
+                }
+            }
             Err(e) => {
                 out.push_str("data: ");
                 out.push_str(&e.body());
@@ -381,6 +400,7 @@ impl Streaming {
 fn streamed(
     id: String,
     model: String,
+    usage: bool,
     rx: mpsc::UnboundedReceiver<RuntimeEvent>,
     task: JoinHandle<Result<Done, ApiError>>,
     cancel: DropGuard,
@@ -393,6 +413,7 @@ fn streamed(
         rx,
         task: Some(task),
         phase: Phase::Start,
+        usage,
         _cancel: cancel,
     };
     let body = stream::unfold(state, |mut s| async move {

@@ -15,6 +15,15 @@ pub(super) struct RequestWire {
     pub(super) messages: Vec<MessageWire>,
     #[serde(default)]
     pub(super) stream: bool,
+    #[serde(default)]
+    pub(super) stream_options: Option<StreamOptions>,
+}
+
+#[derive(Debug, Deserialize)]
+pub(super) struct StreamOptions {
+    /// A last chunk with no choices carries the usage, as OpenAI sends it.
+    #[serde(default)]
+    pub(super) include_usage: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -124,6 +133,17 @@ pub(super) struct Chunk<'a> {
     pub(super) created: u64,
     pub(super) model: &'a str,
     pub(super) choices: [ChunkChoice<'a>; 1],
+}
+
+/// The usage chunk of `stream_options.include_usage`.
+#[derive(Debug, Serialize)]
+pub(super) struct UsageChunk<'a> {
+    pub(super) id: &'a str,
+    pub(super) object: &'static str,
+    pub(super) created: u64,
+    pub(super) model: &'a str,
+    pub(super) choices: [(); 0],
+    pub(super) usage: Usage,
 }
 
 #[derive(Debug, Serialize)]

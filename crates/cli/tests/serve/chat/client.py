@@ -47,18 +47,30 @@ def call(client, c):
             "finish_reason": r.choices[0].finish_reason,
             "usage": r.usage.model_dump() if r.usage else None,
         }
-    deltas, finish, objects = [], [], set()
+    deltas, finish, objects, usage = [], [], set(), None
     stream = client.chat.completions.create(
-        model=c["model"], messages=c["messages"], stream=True, extra_headers=headers
+        model=c["model"],
+        messages=c["messages"],
+        stream=True,
+        extra_headers=headers,
+        stream_options={"include_usage": True} if c.get("usage") else None,
     )
     for chunk in stream:
         objects.add(chunk.object)
+        if chunk.usage:
+            usage = chunk.usage.model_dump()
         for choice in chunk.choices:
             if choice.delta.content:
                 deltas.append(choice.delta.content)
             if choice.finish_reason:
                 finish.append(choice.finish_reason)
-    return {"deltas": deltas, "content": "".join(deltas), "finish": finish, "objects": sorted(objects)}
+    return {
+        "deltas": deltas,
+        "content": "".join(deltas),
+        "finish": finish,
+        "objects": sorted(objects),
+        "usage": usage,
+    }
 
 
 def main(spec):
