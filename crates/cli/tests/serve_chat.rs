@@ -236,6 +236,7 @@ fn an_unknown_model_and_a_malformed_body_get_openais_errors() {
             complete("nope", "hi"),
             json!({"kind": "raw", "body": "{not json"}),
             json!({"kind": "raw", "body": r#"{"model":"root","messages":[{"role":"assistant","content":"x"}]}"#}),
+            json!({"kind": "raw", "size": 5 * 1024 * 1024}),
             complete("root", "still up"),
         ],
     );
@@ -246,7 +247,8 @@ fn an_unknown_model_and_a_malformed_body_get_openais_errors() {
         assert_eq!(r["status"], 400, "{r}");
         assert_eq!(r["json"]["error"]["type"], "invalid_request_error", "{r}");
     }
-    assert_eq!(out[3]["content"], "You said: still up");
+    assert_eq!(out[3]["status"], 413, "bodies are bounded");
+    assert_eq!(out[4]["content"], "You said: still up");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 Usage: client.py SPEC_JSON
   SPEC: {"base_url", "api_key", "calls": [CALL, ...]}
   CALL: {"kind": "models"} or {"kind": "complete"|"stream", "model", "messages",
-         "conversation": ID|null} or {"kind": "raw", "body": TEXT} (a POST with httpx, to see
+         "conversation": ID|null} or {"kind": "raw", "body": TEXT | "size": N} (a POST with httpx, to see
          what the server answers a request the SDK would not send), or {"kind": "hangup",
          "model", "prompt"} (a streamed request dropped after its first line)
 Prints a JSON list, one entry per call: the result, or {"error": {"type", "status", "message"}}.
@@ -20,10 +20,14 @@ def call(client, c):
     if c["kind"] == "raw":
         r = httpx.post(
             str(client.base_url).rstrip("/") + "/chat/completions",
-            content=c["body"],
+            content=c["body"] if "body" in c else "x" * c["size"],
             headers={"Authorization": f"Bearer {client.api_key}", "Content-Type": "application/json"},
         )
-        return {"status": r.status_code, "json": r.json()}
+        try:
+            parsed = r.json()
+        except ValueError:
+            parsed = None
+        return {"status": r.status_code, "json": parsed}
     if c["kind"] == "hangup":
         body = {"model": c["model"], "stream": True, "messages": [{"role": "user", "content": c["prompt"]}]}
         url = str(client.base_url).rstrip("/") + "/chat/completions"
