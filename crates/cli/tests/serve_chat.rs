@@ -390,3 +390,21 @@ fn a_slow_turn_does_not_hold_up_another() {
         );
     });
 }
+
+#[test]
+fn agent_serves_only_the_named_agent() {
+    let dir = project();
+    let server = start(dir.path(), &["--agent", "counter"], &[]);
+    let out = client(
+        &server,
+        "unused",
+        &[
+            json!({"kind": "models"}),
+            complete("root", "hi"),
+            complete("counter", "hi"),
+        ],
+    );
+    assert_eq!(out[0]["models"], json!(["counter"]));
+    assert_eq!(out[1]["error"]["status"], 404, "{}", out[1]);
+    assert_eq!(out[2]["content"], "answer 1");
+}
