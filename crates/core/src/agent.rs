@@ -146,6 +146,15 @@ impl AgentRuntime {
             .collect()
     }
 
+    /// Whether every tool the model can call now is read-only. An MCP toolset counts as not
+    /// read-only: its tools are unknown until its server starts.
+    pub fn tools_read_only(&self) -> bool {
+        let view = self.toolbox.view();
+        self.toolbox.servers().next().is_none()
+            && view.tools.iter().all(|e| e.tool.definition().read_only)
+            && self.toolbox.runtime_tools.iter().all(|d| d.read_only)
+    }
+
     /// The model endpoints of this agent (on_agent_switch `from_agent_models`).
     pub fn model_refs(&self) -> Vec<AgentModelRef> {
         let unload_api = self
