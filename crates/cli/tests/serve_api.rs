@@ -667,3 +667,84 @@ async fn approve_session_approves_the_rest_of_the_session() {
     );
     assert!(dir.path().join("plain-two").exists());
 }
+
+/// Two replicas on one real PostgreSQL: a session started on one is listed, read and continued
+/// on the other, and killing one (`kill -9`) mid-turn loses no message stored before it died.
+#[tokio::test(flavor = "multi_thread")]
+async fn replicas_on_postgresql_share_sessions_and_a_killed_one_loses_nothing_stored() {
+    let Some(pg) = tether_test_support::pg::PgServer::start() else {
+        return;
+    };
+    let url = pg.url("postgres");
+    let dir = project();
+    let replica = || {
+        Server::start(
+            dir.path(),
+            &[
+                "api",
+                "agent.yaml",
+                "--listen",
+                "127.0.0.1:0",
+                "--session-db",
+                &url,
+            ],
+            &[],
+        )
+    };
+    let a = replica();
+    let b = replica();
+    let id = new_session(&a).await;
+    turn(&a, &id, "first").await;
+    let (_, list) = get(&format!("{}/api/sessions", b.url)).await;
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["id"] == id.as_str()),
+        "{list:#}"
+    );
+    turn(&b, &id, "second").await;
+    let (_, on_a) = get(&format!("{}/api/sessions/{id}", a.url)).await;
+    assert_eq!(on_a["messages"].as_array().unwrap().len(), 4, "{on_a:#}");
+
+    // Mid-turn on `a`: the tool call waits for an answer when `a` is killed.
+    let mut sse = Sse::open(&a, &id, "Run: touch asked-after-kill").await;
+    sse.until("tool_call_confirmation").await;
+    drop(sse);
+    drop(a); // SIGKILL to the whole process group
+    let (status, on_b) = get(&format!("{}/api/sessions/{id}", b.url)).await;
+    assert_eq!(status, 200);
+    let contents: Vec<String> = on_b["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            m["message"]["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        contents[..5],
+        [
+            "first",
+            "You said: first",
+            "second",
+            "You said: second",
+            "Run: touch asked-after-kill"
+        ],
+        "{on_b:#}"
+    );
+    // The other replica carries on with the session.
+    let events = turn(&b, &id, "after the crash").await;
+    assert!(kinds(&events).contains(&"agent_choice"), "{events:#?}");
+    assert!(!dir.path().join("asked-after-kill").exists());
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(*) FROM sessions WHERE parent_id IS NULL"
+        ),
+        "1"
+    );
+}

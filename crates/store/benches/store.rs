@@ -128,6 +128,7 @@ fn store_and_load(c: &mut Criterion) {
 }
 
 fn postgres(c: &mut Criterion) {
+    use pg::PgServerExt as _;
     let Some(server) = pg::PgServer::start() else {
         return;
     };

@@ -18,5 +18,6 @@ pub mod cassette;
 pub mod cli;
 pub mod fake_llm;
 pub mod mcp;
+pub mod pg;
 pub mod resources;
 pub mod serve;

@@ -10,7 +10,7 @@ use pretty_assertions::assert_eq;
 use tether_protocol::{Message, Usage};
 use tether_store::{Store, StoreError, StoreOptions, UsageRecord};
 
-use crate::pg::{CuttingProxy, PgServer};
+use crate::pg::{CuttingProxy, PgServer, PgServerExt};
 use crate::support::{Db, new_session};
 
 fn message(writer: usize, i: usize) -> Message {

@@ -10,7 +10,7 @@ use tether_protocol::chat::ImageUrl;
 use tether_protocol::{ContentPart, FunctionCall, Message, ToolCall};
 use tether_store::{NewSession, Store, StoreOptions};
 
-use crate::pg::PgServer;
+use crate::pg::{PgServer, PgServerExt};
 
 /// Turns `fn name(db: &Db)` into two tests, `name::sqlite` and `name::postgres`, each on a
 /// fresh database (the second skips where PostgreSQL is not installed; see `pg.rs`).
