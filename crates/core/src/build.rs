@@ -17,7 +17,7 @@ use crate::agent::{AgentRuntime, FallbackChain, ToolModel};
 use crate::budget::Budgets;
 use crate::error::SetupError;
 use crate::hook_bridge::EventObserver;
-use crate::interaction::{Interaction, Lineage, LineageSink, Sink};
+use crate::interaction::{Interaction, LineageSink, Sink};
 use crate::mcp_host::{HookCaller, Host, Notified};
 use crate::model_picker::{ModelPickerTool, Picked};
 use crate::models::{build_model, tool_model};
@@ -167,11 +167,7 @@ pub fn build_runtime(
     sink: Sink,
     interaction: Arc<dyn Interaction>,
 ) -> Result<Runtime, SetupError> {
-    let lineage = Arc::new(Lineage::default());
-    let sink: Sink = Arc::new(LineageSink {
-        inner: sink,
-        lineage: Arc::clone(&lineage),
-    });
+    let (sink, lineage) = LineageSink::wrap(sink);
     let mut builder = Builder::new(file, registry, env, &opts, &sink, &interaction);
     let mut agents = Vec::new();
     for name in reachable(file, start) {

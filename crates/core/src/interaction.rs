@@ -123,6 +123,18 @@ pub(crate) struct LineageSink {
     pub(crate) lineage: Arc<Lineage>,
 }
 
+impl LineageSink {
+    /// `inner`, wrapped, and the lineage it reads.
+    pub(crate) fn wrap(inner: Sink) -> (Sink, Arc<Lineage>) {
+        let lineage = Arc::new(Lineage::default());
+        let sink = Arc::new(Self {
+            inner,
+            lineage: Arc::clone(&lineage),
+        });
+        (sink, lineage)
+    }
+}
+
 impl EventSink for LineageSink {
     fn emit(&self, session_id: &str, event: RuntimeEvent) {
         match self.lineage.conversation(session_id) {
