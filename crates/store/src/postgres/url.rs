@@ -98,7 +98,7 @@ mod tests {
     fn passwords_are_left_out_of_the_shown_url() {
         let cases = [
             (
-                "postgres://tether:s3cr3t@db.internal:5432/sessions",
+                "postgres://tether:p@db.internal:5432/sessions",
                 "postgres://tether@db.internal:5432/sessions",
             ),
             (
