@@ -76,7 +76,10 @@ fi
 
 # `tether serve` (issue 24): chat latency added over the in-process runtime, RSS per idle
 # session of `serve api` and `serve acp`; needs the release `tether` built above.
-[ -x "$target/release/tether" ] && run serve cargo bench -p tether-serve --bench serve
+if [ -x "$target/release/tether" ]; then
+  run serve cargo bench -p tether-serve --bench serve
+  python3 scripts/bench-acp-rss.py "$target/release/tether" >>"$logs/serve.log" 2>&1 || failed+=("acp_rss")
+fi
 
 # redact_secrets end to end (issue 17): `tether hooks fire tool_response_transform` on a 20 MiB
 # tool result, with `redact_secrets: true` against the same agent without it. The two run in

@@ -3,8 +3,8 @@
 //! - `serve chat` latency: the same one-shot request on the offline `script` model, run in
 //!   process through a `Hub` (the runtime's own cost) and through a release `tether serve chat`
 //!   over HTTP, at 1 and 64 concurrent clients; prints p50 and p99 of both and what HTTP adds.
-//! - memory: RSS of a release `tether serve api` and `tether serve acp` before and after 500
-//!   idle sessions; prints the RSS per session.
+//! - memory: RSS of a release `tether serve api` before and after 500 idle sessions; prints the
+//!   RSS per session (`scripts/bench-acp-rss.py` does the same for `tether serve acp`).
 //!
 //! Output lines (parsed by scripts/bench.sh):
 //!   `chat clients=N inproc_p50_us=… inproc_p99_us=… http_p50_us=… http_p99_us=… added_p50_us=… added_p99_us=…`
@@ -21,7 +21,7 @@
     reason = "a benchmark"
 )]
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
@@ -133,7 +133,7 @@ async fn in_process(hub: &Arc<Hub>, clients: usize) -> (f64, f64) {
 }
 
 async fn over_http(url: &str, clients: usize) -> (f64, f64) {
-    let client = reqwest::Client::builder()
+    let client = tether_http::client_builder()
         .pool_max_idle_per_host(clients)
         .build()
         .unwrap();
@@ -224,7 +224,7 @@ fn report_rss(mode: &str, before: u64, after: u64) {
 
 async fn api_rss(dir: &Path) {
     let (mut child, url) = start_listening(dir, &["api", "agent.yaml", "--listen", "127.0.0.1:0"]);
-    let client = reqwest::Client::new();
+    let client = tether_http::client_builder().build().unwrap();
     let create = || async {
         let r = client
             .post(format!("{url}/api/sessions"))
@@ -244,52 +244,6 @@ async fn api_rss(dir: &Path) {
     }
     let after = rss_kib(child.id());
     report_rss("api", before, after);
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-fn acp_rss(dir: &Path) {
-    let mut child = serve(dir, &["acp", "agent.yaml"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut id = 0u64;
-    let mut call = |method: &str, params: serde_json::Value| {
-        id += 1;
-        let msg =
-            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(stdin, "{msg}").unwrap();
-        loop {
-            let mut line = String::new();
-            assert!(
-                stdout.read_line(&mut line).unwrap() > 0,
-                "acp server exited"
-            );
-            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
-            if v["id"] == serde_json::json!(id) {
-                assert!(v.get("error").is_none(), "{v}");
-                break;
-            }
-        }
-    };
-    call(
-        "initialize",
-        serde_json::json!({"protocolVersion": 1, "clientCapabilities": {}}),
-    );
-    let new = serde_json::json!({"cwd": dir.display().to_string(), "mcpServers": []});
-    for _ in 0..5 {
-        call("session/new", new.clone());
-    }
-    let before = rss_kib(child.id());
-    for _ in 0..IDLE_SESSIONS {
-        call("session/new", new.clone());
-    }
-    let after = rss_kib(child.id());
-    report_rss("acp", before, after);
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -330,5 +284,4 @@ fn main() {
         let _ = server.wait();
         api_rss(dir.path()).await;
     });
-    acp_rss(dir.path());
 }
