@@ -208,6 +208,9 @@ pub struct HookSpec {
     /// `strict_output: true`: stdout must be empty or one JSON Output object the event
     /// understands; anything else is a hook failure.
     pub strict_output: bool,
+    /// `persistent: true` (command hooks): one process per session answers every event, a
+    /// line of JSON in, a line out.
+    pub persistent: bool,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -225,6 +228,7 @@ impl HookSpec {
             run_async: false,
             dialect: Dialect::DockerAgent,
             strict_output: false,
+            persistent: false,
             source,
             origin,
         }

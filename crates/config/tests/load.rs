@@ -118,7 +118,7 @@ fn unknown_key_inside_a_hook() {
         first(
             "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          comand: echo\n"
         ),
-        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy"
+        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy, persistent"
     );
 }
 

@@ -21,6 +21,8 @@ pub(crate) enum Handler {
     /// The shell text, and its words when the shell can be skipped (a plain word list run by a
     /// shell whose start-up `tether-exec` reproduces).
     Command(String, Option<Direct>),
+    /// `persistent: true`: the shell text, run once per session through the pool.
+    Persistent(String),
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
     Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
@@ -43,6 +45,9 @@ fn dedupe_key(spec: &HookSpec) -> String {
     // docs/design.md, De-duplication key: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
     // name or on_error.
     let kind = match &spec.kind {
+        HookKind::Command { command } if spec.persistent => {
+            format!("command\0{command}\0persistent")
+        }
         HookKind::Command { command } => format!("command\0{command}"),
         HookKind::Builtin { name } => format!("builtin\0{name}"),
         HookKind::Model {
@@ -96,6 +101,7 @@ pub(crate) fn compile(
     opts: &ExecutorOptions,
 ) -> Result<CompiledHook, Box<Diagnostic>> {
     let handler = match &spec.kind {
+        HookKind::Command { command } if spec.persistent => Handler::Persistent(command.clone()),
         HookKind::Command { command } => {
             Handler::Command(command.clone(), direct(registry, command))
         }

@@ -45,6 +45,9 @@ struct HookLine<'a> {
     working_dir: Option<&'a str>,
     #[serde(rename = "async")]
     run_async: bool,
+    /// Only when set: one process answers every event of a session.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    persistent: bool,
     dialect: &'static str,
     location: Option<String>,
 }
@@ -104,6 +107,7 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         on_error: h.on_error.as_str(),
         working_dir: h.working_dir.as_deref(),
         run_async: h.run_async,
+        persistent: h.persistent,
         dialect: h.dialect.as_str(),
         location: Some(origin(h)).filter(|at| !at.is_empty()),
     }
@@ -230,6 +234,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.run_async {
                     attrs.push("async".to_owned());
+                }
+                if h.persistent {
+                    attrs.push("persistent".to_owned());
                 }
                 if h.dialect != Dialect::DockerAgent {
                     attrs.push(format!("dialect={}", h.dialect.as_str()));

@@ -248,6 +248,7 @@ impl Validator<'_> {
             Some(a) => a.value,
             None => false,
         };
+        let persistent = self.persistent(path, &kind, run_async, d.persistent.take())?;
         let dialect = match d.dialect.take() {
             None => Dialect::DockerAgent,
             Some(v) => match Dialect::parse(&v.value) {
@@ -312,6 +313,7 @@ impl Validator<'_> {
             run_async,
             dialect,
             strict_output: d.strict_output.is_some_and(|s| s.value),
+            persistent,
             source: HookSource::Yaml,
             origin,
         })

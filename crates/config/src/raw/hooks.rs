@@ -103,6 +103,9 @@ described! {
         pub(crate) evaluator_policy: Option<Spanned<RawEvaluatorPolicy>>,
         /// `evaluator` on before_agent_run / after_agent_complete: the choice's agent.
         pub(crate) routing_policy: Option<Spanned<RawRoutingPolicy>>,
+        /// `command`: start the command once per session and write each event's Input to its
+        /// stdin as one line of JSON; it answers each with one line of Output JSON.
+        pub(crate) persistent: Option<Spanned<bool>>,
     }
 }
 
