@@ -7,8 +7,9 @@ through the shell (`exec ./noop.sh`, run with `$SHELL -c`), or a persistent
 process (`sed -u`, answering `{}` to each line; its start and stop are in the figure).
 Runs of every kind are interleaved, 40 of each; the figure is the median wall time of a run.
 Added time per hook call = (median with hooks - median without) / 20 (ten calls, two events).
-The floor, executing the script directly, is measured here too: posix_spawn of the script
-with the Input on a pipe, waited for, 400 times (median).
+The floor, executing the script directly, is measured between the runs: posix_spawn of the
+script with the Input on a pipe, waited for, 20 times in a row (the median of the per-call
+mean over the rounds), so that it averages over the same 20 process starts a run does.
 
     scripts/bench-hooks-e2e.py TETHER_BINARY
 
@@ -52,22 +53,18 @@ def agent(hook):
     )
 
 
-def floor(script):
-    samples = []
-    for _ in range(400):
-        r, w = os.pipe()
-        start = time.perf_counter()
-        actions = [(os.POSIX_SPAWN_DUP2, r, 0), (os.POSIX_SPAWN_CLOSE, w)]
-        pid = os.posix_spawn(script, [script], os.environ, file_actions=actions)
-        os.close(r)
-        try:
-            os.write(w, PAYLOAD)
-        except BrokenPipeError:
-            pass
-        os.close(w)
-        os.waitpid(pid, 0)
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples) * 1000
+def spawn_script(script):
+    """Executes the script with the Input on a pipe and waits for it: the floor of one call."""
+    r, w = os.pipe()
+    actions = [(os.POSIX_SPAWN_DUP2, r, 0), (os.POSIX_SPAWN_CLOSE, w)]
+    pid = os.posix_spawn(script, [script], os.environ, file_actions=actions)
+    os.close(r)
+    try:
+        os.write(w, PAYLOAD)
+    except BrokenPipeError:
+        pass
+    os.close(w)
+    os.waitpid(pid, 0)
 
 
 def main():
@@ -93,7 +90,15 @@ def main():
             f.write(agent(hook))
     env = dict(os.environ, HOME=os.path.join(work, "home"), TETHER_HOME=os.path.join(work, "th"))
     times = {k: [] for k in kinds}
+    floors = []
     for i in range(RUNS + 2):
+        # The floor in the same rhythm as the runs, so that the machine's load hits both
+        # alike: 2 x CALLS executions in a row, like the hooks of one run.
+        start = time.perf_counter()
+        for _ in range(2 * CALLS):
+            spawn_script(script)
+        if i >= 2:
+            floors.append((time.perf_counter() - start) * 1000 / (2 * CALLS))
         for kind in kinds:
             start = time.perf_counter()
             out = subprocess.run(
@@ -112,7 +117,7 @@ def main():
     for kind in kinds:
         m = statistics.median(times[kind])
         print(f"{kind} {m:.3f} {(m - base) / (2 * CALLS):.3f}")
-    print(f"floor {floor(script):.3f}")
+    print(f"floor {statistics.median(floors):.3f}")
 
 
 if __name__ == "__main__":
