@@ -13,7 +13,9 @@ mean over the rounds), so that it averages over the same 20 process starts a run
 
     scripts/bench-hooks-e2e.py TETHER_BINARY
 
-Prints one line per kind: `KIND MEDIAN_RUN_MS ADDED_PER_HOOK_CALL_MS`, then `floor MS`.
+Prints one line per kind: `KIND MEDIAN_RUN_MS ADDED_PER_HOOK_CALL_MS`, then `floor MS` and
+`persistent_steady MS`: the median duration (from `--hook-log`) of a persistent hook's calls
+once its process runs, that is every call of a run but the first.
 """
 
 import json
@@ -100,9 +102,10 @@ def main():
         if i >= 2:
             floors.append((time.perf_counter() - start) * 1000 / (2 * CALLS))
         for kind in kinds:
+            log = os.path.join(work, f"{kind}.jsonl")
             start = time.perf_counter()
             out = subprocess.run(
-                [tether, "run", f"{kind}.yaml", "--exec", "go"],
+                [tether, "run", f"{kind}.yaml", "--exec", "go", "--hook-log", log],
                 cwd=work,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -117,6 +120,20 @@ def main():
     for kind in kinds:
         m = statistics.median(times[kind])
         print(f"{kind} {m:.3f} {(m - base) / (2 * CALLS):.3f}")
+    # A persistent process past its start: the hook log's durations of every call but each
+    # run's first (which starts the process).
+    steady = []
+    with open(os.path.join(work, "persistent.jsonl")) as f:
+        session = None
+        for line in f:
+            run = json.loads(line)
+            if run["event"] not in ("pre_tool_use", "post_tool_use"):
+                continue
+            if run["session_id"] != session:
+                session = run["session_id"]
+                continue
+            steady.append(run["duration_ms"])
+    print(f"persistent_steady {statistics.median(steady):.3f}")
     print(f"floor {statistics.median(floors):.3f}")
 
 
