@@ -603,6 +603,13 @@ impl<'a> Builder<'a> {
         );
         let mut exec_opts = ExecutorOptions::new(self.opts.working_dir.clone());
         exec_opts.observers.clone_from(&self.observers);
+        exec_opts.safety = agent
+            .safety
+            .or(self.opts.default_safety)
+            .or(self.file.default_safety)
+            .unwrap_or_default()
+            .as_str()
+            .to_owned();
         if !servers.is_empty() {
             exec_opts.mcp = Some(Arc::new(HookCaller {
                 servers,

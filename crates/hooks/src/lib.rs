@@ -19,6 +19,7 @@ mod mcp_hook;
 mod model_hook;
 mod observer;
 pub mod output_parser;
+mod policy_hook;
 mod registry;
 mod result;
 mod strict_output;

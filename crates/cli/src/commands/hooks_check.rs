@@ -47,6 +47,9 @@ struct HookLine<'a> {
     run_async: bool,
     dialect: &'static str,
     location: Option<String>,
+    /// `type: policy`: how many Cedar policies the set holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policies: Option<usize>,
 }
 
 /// Whether `entry` runs on the preempt lane (only `pre_tool_use` has one).
@@ -106,6 +109,10 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         run_async: h.run_async,
         dialect: h.dialect.as_str(),
         location: Some(origin(h)).filter(|at| !at.is_empty()),
+        policies: match &h.kind {
+            HookKind::Policy(p) => Some(p.count),
+            _ => None,
+        },
     }
 }
 
@@ -124,6 +131,17 @@ fn summary(h: &HookSpec) -> String {
         HookKind::Evaluator { evaluator, .. } => {
             format!("evaluator {} ({})", evaluator.name, evaluator.model)
         }
+        HookKind::Policy(p) => format!(
+            "cedar {} ({} {}{})",
+            p.source,
+            p.count,
+            if p.count == 1 { "policy" } else { "policies" },
+            if p.validated {
+                ", schema-validated"
+            } else {
+                ""
+            }
+        ),
     }
 }
 

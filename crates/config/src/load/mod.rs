@@ -9,6 +9,7 @@ mod commands;
 mod evaluators;
 mod hooks;
 mod models;
+mod policy;
 mod skills;
 mod toolset_options;
 mod toolsets;
