@@ -125,6 +125,7 @@ pub(crate) fn hooks_md() -> String {
 | `hook_specific_output.transition` | `{\"action\": \"route\", \"agent\": NAME}` or `{\"action\": \"default\"}` (routing events: before_agent_run, after_agent_complete) |\n\n",
     );
     out.push_str(STRICT_AND_EVALUATORS);
+    out.push_str(crate::docs_policy::POLICY_HOOKS);
     out.push_str("## Builtins\n\n| builtin | for | args | does |\n|---|---|---|---|\n");
     for b in CATALOG {
         let _ = writeln!(
