@@ -126,6 +126,7 @@ pub(crate) fn hooks_md() -> String {
     );
     out.push_str(STRICT_AND_EVALUATORS);
     out.push_str(PERSISTENT);
+    out.push_str(crate::docs_policy::POLICY_HOOKS);
     out.push_str("## Builtins\n\n| builtin | for | args | does |\n|---|---|---|---|\n");
     for b in CATALOG {
         let _ = writeln!(

@@ -62,11 +62,13 @@ pub enum HookKind {
         /// `mcp:SERVER:TOOL`, shown in logs and notices.
         target: String,
     },
+    /// Cedar policies evaluated in process (see `crate::policy`).
+    Policy(crate::policy::PolicyHook),
 }
 
 impl HookKind {
     /// The `type:` of a hook definition (`mcp_tool` is docker-agent's name of `mcp`).
-    pub const TYPE_NAMES: [&'static str; 7] = [
+    pub const TYPE_NAMES: [&'static str; 8] = [
         "command",
         "builtin",
         "model",
@@ -74,6 +76,7 @@ impl HookKind {
         "http",
         "mcp",
         "mcp_tool",
+        "policy",
     ];
 }
 
@@ -264,6 +267,7 @@ impl HookSpec {
             HookKind::Evaluator { .. } => "evaluator",
             HookKind::Http { .. } => "http",
             HookKind::Mcp { .. } => "mcp",
+            HookKind::Policy(_) => "policy",
         }
     }
 
@@ -276,6 +280,7 @@ impl HookSpec {
             HookKind::Evaluator { evaluator, .. } => &evaluator.name,
             HookKind::Http { url, .. } => url,
             HookKind::Mcp { target, .. } => target,
+            HookKind::Policy(p) => &p.source,
         }
     }
 

@@ -14,6 +14,7 @@ mod load;
 mod mcp;
 mod model;
 mod permissions;
+mod policy;
 mod raw;
 pub mod schema;
 mod suggest;
@@ -49,6 +50,7 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use policy::{POLICY_EVENTS, PolicyHook};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -14,6 +14,7 @@ use crate::executor::ExecutorOptions;
 use crate::http_hook::HttpHook;
 use crate::mcp_hook::McpHook;
 use crate::model_hook::ModelHook;
+use crate::policy_hook::PolicyHook;
 use crate::registry::{Builtin, HookEnv, ModelRunner, Registry};
 
 #[derive(Debug)]
@@ -28,6 +29,7 @@ pub(crate) enum Handler {
     Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
     Mcp(McpHook),
+    Policy(PolicyHook),
     Unavailable(String),
 }
 
@@ -71,6 +73,7 @@ fn dedupe_key(spec: &HookSpec) -> String {
             input,
             ..
         } => format!("mcp\0{server}\0{tool}\0{input:?}"),
+        HookKind::Policy(p) => format!("policy\0{}", p.text),
     };
     format!(
         "{kind}\0{:?}\0{:?}\0{:?}\0{:?}",
@@ -158,6 +161,15 @@ pub(crate) fn compile(
             None => Handler::Unavailable(format!(
                 "mcp hook: the agent has no MCP server `{server}` to call"
             )),
+        },
+        HookKind::Policy(p) => match PolicyHook::compile(p, &opts.safety) {
+            Ok(hook) => Handler::Policy(hook),
+            Err(e) => {
+                return Err(Box::new(Diagnostic::new(
+                    spec.origin.clone(),
+                    format!("policy hook: {e}"),
+                )));
+            }
         },
     };
     // Claude Code hooks find the project through CLAUDE_PROJECT_DIR; their own `env` wins.

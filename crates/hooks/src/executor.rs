@@ -43,6 +43,8 @@ pub struct ExecutorOptions {
     pub observers: Vec<Arc<dyn HookObserver>>,
     /// The agent's MCP servers, for `type: mcp` hooks.
     pub mcp: Option<Arc<dyn McpCaller>>,
+    /// The agent's safety mode (`context.safety` of policy hooks).
+    pub safety: String,
 }
 
 impl ExecutorOptions {
@@ -52,6 +54,7 @@ impl ExecutorOptions {
             base_env: None,
             observers: Vec::new(),
             mcp: None,
+            safety: "balanced".to_owned(),
         }
     }
 }
@@ -399,6 +402,7 @@ impl Runner {
         }
         let started = Instant::now();
         let notes = Notes::default();
+        let mut policies = Vec::new();
         let mut outcome = match &hook.handler {
             Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
@@ -459,6 +463,11 @@ impl Runner {
                 bounded(name, hook.spec.timeout, cancel, run).await
             }
             Handler::Mcp(h) => bounded(name, hook.spec.timeout, cancel, h.run(name, input)).await,
+            Handler::Policy(p) => {
+                let answer = p.decide(event, input);
+                policies = answer.policies;
+                answer.outcome
+            }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
         if hook.spec.strict_output
@@ -490,6 +499,7 @@ impl Runner {
             error,
             verdict: verdict(&outcome),
             outcome,
+            policies,
         };
         if let Some(error) = &run.error {
             // Also what a builtin swallowed (an `http_post` or `unload` not delivered, status

@@ -20,6 +20,7 @@ mod model_hook;
 mod observer;
 pub mod output_parser;
 mod persistent;
+mod policy_hook;
 mod registry;
 mod result;
 mod strict_output;

@@ -50,6 +50,9 @@ struct HookLine<'a> {
     persistent: bool,
     dialect: &'static str,
     location: Option<String>,
+    /// `type: policy`: how many Cedar policies the set holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policies: Option<usize>,
 }
 
 /// Whether `entry` runs on the preempt lane (only `pre_tool_use` has one).
@@ -110,6 +113,10 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         persistent: h.persistent,
         dialect: h.dialect.as_str(),
         location: Some(origin(h)).filter(|at| !at.is_empty()),
+        policies: match &h.kind {
+            HookKind::Policy(p) => Some(p.count),
+            _ => None,
+        },
     }
 }
 
@@ -128,6 +135,17 @@ fn summary(h: &HookSpec) -> String {
         HookKind::Evaluator { evaluator, .. } => {
             format!("evaluator {} ({})", evaluator.name, evaluator.model)
         }
+        HookKind::Policy(p) => format!(
+            "cedar {} ({} {}{})",
+            p.source,
+            p.count,
+            if p.count == 1 { "policy" } else { "policies" },
+            if p.validated {
+                ", schema-validated"
+            } else {
+                ""
+            }
+        ),
     }
 }
 

@@ -210,11 +210,12 @@ impl Validator<'_> {
                     input,
                 }
             }
+            "policy" => self.policy_hook(event, path, &origin, &mut d)?,
             other => {
                 self.error(
                     self.origin(&kind.referenced, format!("{path}.type")),
                     format!(
-                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp')"
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp', 'policy')"
                     ),
                 );
                 return None;
@@ -227,6 +228,9 @@ impl Validator<'_> {
             return None;
         }
         if !matches!(kind, HookKind::Evaluator { .. }) && !self.no_evaluator_fields(path, &d) {
+            return None;
+        }
+        if !matches!(kind, HookKind::Policy(_)) && !self.no_policy_fields(path, &d) {
             return None;
         }
         if let Some(s) = &d.system_prompt {

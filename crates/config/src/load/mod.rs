@@ -10,6 +10,7 @@ mod evaluators;
 mod hooks;
 mod models;
 mod persistent;
+mod policy;
 mod skills;
 mod toolset_options;
 mod toolsets;
