@@ -13,6 +13,7 @@ mod direct;
 pub mod private;
 mod reaper;
 mod run;
+pub mod sandbox;
 mod service;
 mod shell;
 mod spool;
