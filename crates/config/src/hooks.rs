@@ -208,6 +208,8 @@ pub struct HookSpec {
     /// `strict_output: true`: stdout must be empty or one JSON Output object the event
     /// understands; anything else is a hook failure.
     pub strict_output: bool,
+    /// `command` hooks: `sandbox:` as written; `None` takes the user default.
+    pub sandbox: Option<crate::HookSandbox>,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -225,6 +227,7 @@ impl HookSpec {
             run_async: false,
             dialect: Dialect::DockerAgent,
             strict_output: false,
+            sandbox: None,
             source,
             origin,
         }
@@ -441,6 +444,17 @@ impl HooksConfig {
         for entry in self.events.iter_mut().flatten() {
             for h in &mut entry.hooks {
                 h.source = source;
+            }
+        }
+    }
+
+    /// Gives every command hook without `sandbox:` this one.
+    pub fn default_sandbox(&mut self, sandbox: &crate::HookSandbox) {
+        for entry in self.events.iter_mut().flatten() {
+            for h in &mut entry.hooks {
+                if matches!(h.kind, HookKind::Command { .. }) && h.sandbox.is_none() {
+                    h.sandbox = Some(sandbox.clone());
+                }
             }
         }
     }

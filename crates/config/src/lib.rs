@@ -15,6 +15,7 @@ mod mcp;
 mod model;
 mod permissions;
 mod raw;
+mod sandbox;
 pub mod schema;
 mod suggest;
 mod toolset;
@@ -49,6 +50,10 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use sandbox::{
+    HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
+    SandboxProfile,
+};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -21,6 +21,7 @@ mod observer;
 pub mod output_parser;
 mod registry;
 mod result;
+mod sandbox;
 mod strict_output;
 mod template;
 mod template_check;

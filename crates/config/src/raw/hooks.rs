@@ -103,6 +103,12 @@ described! {
         pub(crate) evaluator_policy: Option<Spanned<RawEvaluatorPolicy>>,
         /// `evaluator` on before_agent_run / after_agent_complete: the choice's agent.
         pub(crate) routing_policy: Option<Spanned<RawRoutingPolicy>>,
+        /// `command`: run in a sandbox: `true` (the default profile), `best_effort` (what the
+        /// kernel offers), `false`, or a map extending the default profile (`write`,
+        /// `deny_read`, `network`, `best_effort`, `cpu_seconds`, `address_space_mb`,
+        /// `open_files`, `processes`); absent = the user's `settings.hooks_sandbox`.
+        #[schema(ty = T::OneOf(&[T::Boolean, T::Enum(&["best_effort"]), T::Any]))]
+        pub(crate) sandbox: Option<Spanned<serde_json::Value>>,
     }
 }
 

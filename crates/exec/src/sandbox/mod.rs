@@ -147,9 +147,13 @@ impl Sandbox {
             .clone()
     }
 
-    /// Checks that the sandbox can run here, preparing it.
-    pub fn check(&self) -> Result<(), SandboxError> {
-        self.prepare().map(|_| ())
+    /// Checks that the kernel offers what an enforced sandbox needs, without preparing it.
+    pub fn check_kernel(&self) -> Result<(), SandboxError> {
+        let needed = needed_abi(&self.policy);
+        if self.policy.mode == SandboxMode::Enforce && believed_abi() < needed {
+            return Err(SandboxError(missing_landlock(believed_abi(), needed)));
+        }
+        Ok(())
     }
 
     /// What the hook runs in, for its Input: `landlock+seccomp+rlimits+pids` and so on,
@@ -181,10 +185,7 @@ fn believed_abi() -> i32 {
 
 fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> {
     let enforce = policy.mode == SandboxMode::Enforce;
-    let needed = match policy.network {
-        Network::TcpPorts(_) => TCP_ABI,
-        Network::Off | Network::On => FS_ABI,
-    };
+    let needed = needed_abi(policy);
     if enforce && believed_abi() < needed {
         return Err(SandboxError(missing_landlock(believed_abi(), needed)));
     }
@@ -262,6 +263,13 @@ fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> {
         summary: parts.join("+"),
         _cgroup: cgroup,
     })
+}
+
+fn needed_abi(policy: &SandboxPolicy) -> i32 {
+    match policy.network {
+        Network::TcpPorts(_) => TCP_ABI,
+        Network::Off | Network::On => FS_ABI,
+    }
 }
 
 fn missing_landlock(have: i32, needed: i32) -> String {
