@@ -214,6 +214,8 @@ pub struct HookSpec {
     /// `persistent: true` (command hooks): one process per session answers every event, a
     /// line of JSON in, a line out.
     pub persistent: bool,
+    /// `command` hooks: `sandbox:` as written; `None` takes the user default.
+    pub sandbox: Option<crate::HookSandbox>,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -232,6 +234,7 @@ impl HookSpec {
             dialect: Dialect::DockerAgent,
             strict_output: false,
             persistent: false,
+            sandbox: None,
             source,
             origin,
         }
@@ -450,6 +453,17 @@ impl HooksConfig {
         for entry in self.events.iter_mut().flatten() {
             for h in &mut entry.hooks {
                 h.source = source;
+            }
+        }
+    }
+
+    /// Gives every command hook without `sandbox:` this one.
+    pub fn default_sandbox(&mut self, sandbox: &crate::HookSandbox) {
+        for entry in self.events.iter_mut().flatten() {
+            for h in &mut entry.hooks {
+                if matches!(h.kind, HookKind::Command { .. }) && h.sandbox.is_none() {
+                    h.sandbox = Some(sandbox.clone());
+                }
             }
         }
     }

@@ -16,6 +16,7 @@ mod model;
 mod permissions;
 mod policy;
 mod raw;
+mod sandbox;
 pub mod schema;
 mod suggest;
 mod toolset;
@@ -51,6 +52,10 @@ pub use model::{
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
 pub use policy::{POLICY_EVENTS, PolicyHook};
+pub use sandbox::{
+    HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
+    SandboxProfile,
+};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

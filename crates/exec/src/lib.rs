@@ -15,6 +15,7 @@ mod line;
 pub mod private;
 mod reaper;
 mod run;
+pub mod sandbox;
 mod service;
 mod shell;
 mod spool;

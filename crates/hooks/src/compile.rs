@@ -41,6 +41,8 @@ pub(crate) struct CompiledHook {
     pub(crate) cwd: PathBuf,
     pub(crate) env: HookEnv,
     pub(crate) dedupe_key: String,
+    /// The sandbox a command hook runs in.
+    pub(crate) sandbox: Option<Arc<tether_exec::sandbox::Sandbox>>,
 }
 
 fn dedupe_key(spec: &HookSpec) -> String {
@@ -190,9 +192,12 @@ pub(crate) fn compile(
             )
             .collect(),
     };
+    let cwd = resolve_dir(&opts.working_dir, spec.working_dir.as_deref());
+    let sandbox = crate::sandbox::build(spec, &cwd, &env)?;
     Ok(CompiledHook {
         handler,
-        cwd: resolve_dir(&opts.working_dir, spec.working_dir.as_deref()),
+        cwd,
+        sandbox,
         env,
         dedupe_key: dedupe_key(spec),
         spec: spec.clone(),

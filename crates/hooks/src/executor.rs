@@ -424,6 +424,7 @@ impl Runner {
                     stdin,
                     timeout: hook.spec.timeout,
                     cancel,
+                    sandbox: hook.sandbox.as_ref(),
                 })
                 .await
             }

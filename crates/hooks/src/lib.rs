@@ -23,6 +23,7 @@ mod persistent;
 mod policy_hook;
 mod registry;
 mod result;
+mod sandbox;
 mod strict_output;
 mod template;
 mod template_check;

@@ -292,6 +292,23 @@ impl Validator<'_> {
                 }
             },
         };
+        let sandbox = match d.sandbox.take() {
+            None => None,
+            Some(s) if !matches!(kind, HookKind::Command { .. }) => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.sandbox")),
+                    "`sandbox` only applies to `type: command` hooks",
+                );
+                return None;
+            }
+            Some(s) => match crate::sandbox::parse(&s.value) {
+                Ok(sandbox) => Some(sandbox),
+                Err(e) => {
+                    self.error(self.origin(&s.referenced, format!("{path}.sandbox")), e);
+                    return None;
+                }
+            },
+        };
         let timeout = match d.timeout {
             Some(t) if t > 0 => std::time::Duration::from_secs(t.unsigned_abs()),
             _ => DEFAULT_HOOK_TIMEOUT,
@@ -318,6 +335,7 @@ impl Validator<'_> {
             dialect,
             strict_output: d.strict_output.is_some_and(|s| s.value),
             persistent,
+            sandbox,
             source: HookSource::Yaml,
             origin,
         })

@@ -110,6 +110,12 @@ described! {
         /// `command`: start the command once per session and write each event's Input to its
         /// stdin as one line of JSON; it answers each with one line of Output JSON.
         pub(crate) persistent: Option<Spanned<bool>>,
+        /// `command`: run in a sandbox: `true` (the default profile), `best_effort` (what the
+        /// kernel offers), `false`, or a map extending the default profile (`write`,
+        /// `deny_read`, `network`, `best_effort`, `cpu_seconds`, `address_space_mb`,
+        /// `open_files`, `processes`); absent = the user's `settings.hooks_sandbox`.
+        #[schema(ty = T::OneOf(&[T::Boolean, T::Enum(&["best_effort"]), T::Any]))]
+        pub(crate) sandbox: Option<Spanned<serde_json::Value>>,
     }
 }
 
