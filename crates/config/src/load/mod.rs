@@ -10,6 +10,7 @@ mod evaluators;
 mod hooks;
 mod models;
 mod skills;
+mod small_toolsets;
 mod toolset_options;
 mod toolsets;
 
