@@ -22,6 +22,7 @@ mod suggest;
 mod toolset;
 mod upstream;
 mod user;
+mod webhook;
 
 use std::path::PathBuf;
 
@@ -59,6 +60,7 @@ pub use sandbox::{
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};
+pub use webhook::WebhookConfig;
 
 /// Why a config could not be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

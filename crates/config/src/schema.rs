@@ -16,6 +16,7 @@ use crate::raw::{
     RawCost, RawEvaluator, RawEvaluatorPolicy, RawFallback, RawHookDef, RawLifecycle,
     RawMatcherEntry, RawMcpDef, RawModel, RawPermissions, RawPostEdit, RawProvider, RawRemote,
     RawRoutingPolicy, RawRoutingRule, RawRuntime, RawScript, RawStructuredOutput, RawToolset,
+    RawWebhookConfig,
 };
 
 /// The shape of a field.
@@ -158,6 +159,7 @@ pub const SCRIPT_FIELDS: &[Field] = RawScript::FIELDS;
 pub const TOOLSET_FIELDS: &[Field] = RawToolset::FIELDS;
 pub const API_CONFIG_FIELDS: &[Field] = RawApiConfig::FIELDS;
 pub const POST_EDIT_FIELDS: &[Field] = RawPostEdit::FIELDS;
+pub const WEBHOOK_CONFIG_FIELDS: &[Field] = RawWebhookConfig::FIELDS;
 pub const MCP_SERVER_FIELDS: &[Field] = RawMcpDef::FIELDS;
 pub const MCP_REMOTE_FIELDS: &[Field] = RawRemote::FIELDS;
 pub const MCP_LIFECYCLE_FIELDS: &[Field] = RawLifecycle::FIELDS;
@@ -277,6 +279,7 @@ pub fn agent_file_schema() -> Value {
         def::<RawScript>(),
         def::<RawApiConfig>(),
         def::<RawPostEdit>(),
+        def::<RawWebhookConfig>(),
         def::<RawRemote>(),
         def::<RawLifecycle>(),
         def::<RawBackoff>(),
@@ -310,6 +313,14 @@ pub fn agent_file_schema() -> Value {
         {
             "if": {"properties": {"type": {"const": "model_picker"}}, "required": ["type"]},
             "then": {"required": ["models"]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "webhook"}}, "required": ["type"]},
+            "then": {"required": ["webhook_config"]},
+        },
+        {
+            "if": {"properties": {"type": {"const": "open_url"}}, "required": ["type"]},
+            "then": {"required": ["url"]},
         },
     ]);
     defs["model"]["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS);
@@ -460,7 +471,7 @@ mod tests {
 
     /// Every field row, with the object it belongs to.
     fn all_fields() -> Vec<(&'static str, &'static Field)> {
-        let tables: [(&str, &[Field]); 26] = [
+        let tables: [(&str, &[Field]); 27] = [
             ("file", FILE_FIELDS),
             ("cache", CACHE_FIELDS),
             ("runtime", RUNTIME_FIELDS),
@@ -473,6 +484,7 @@ mod tests {
             ("toolset", TOOLSET_FIELDS),
             ("api_config", API_CONFIG_FIELDS),
             ("post_edit", POST_EDIT_FIELDS),
+            ("webhook_config", WEBHOOK_CONFIG_FIELDS),
             ("mcp_server", MCP_SERVER_FIELDS),
             ("mcp_remote", MCP_REMOTE_FIELDS),
             ("mcp_lifecycle", MCP_LIFECYCLE_FIELDS),

@@ -76,6 +76,8 @@ pub struct Toolset {
     pub escape_html: bool,
     /// `type: model_picker`: the models `change_model` may switch to.
     pub models: Vec<String>,
+    /// `type: webhook`: where `send_webhook` delivers.
+    pub webhook: Option<crate::WebhookConfig>,
     pub origin: Origin,
 }
 
@@ -159,6 +161,7 @@ impl Toolset {
             blocked_domains: Vec::new(),
             escape_html: false,
             models: Vec::new(),
+            webhook: None,
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -204,10 +207,17 @@ pub enum ToolsetKind {
     OpenApi,
     ModelPicker,
     BackgroundAgents,
+    // Small built-in toolsets (see `small.rs`).
+    Calculator,
+    Random,
+    Datetime,
+    Environment,
+    OpenUrl,
+    Webhook,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 19] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -221,11 +231,17 @@ impl ToolsetKind {
         Self::OpenApi,
         Self::ModelPicker,
         Self::BackgroundAgents,
+        Self::Calculator,
+        Self::Random,
+        Self::Datetime,
+        Self::Environment,
+        Self::OpenUrl,
+        Self::Webhook,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 13] = {
-        let mut names = [""; 13];
+    pub const NAMES: [&'static str; 19] = {
+        let mut names = [""; 19];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -249,6 +265,12 @@ impl ToolsetKind {
             Self::OpenApi => "openapi",
             Self::ModelPicker => "model_picker",
             Self::BackgroundAgents => "background_agents",
+            Self::Calculator => "calculator",
+            Self::Random => "random",
+            Self::Datetime => "datetime",
+            Self::Environment => "environment",
+            Self::OpenUrl => "open_url",
+            Self::Webhook => "webhook",
         }
     }
 
@@ -290,30 +312,29 @@ impl ToolsetKind {
                 "wait_background_agents",
                 "stop_background_agent",
             ],
+            Self::Calculator => &["calculate"],
+            Self::Random => &["random_int"],
+            Self::Datetime => &["get_datetime"],
+            Self::Environment => &["get_environment_info"],
+            Self::Webhook => &["send_webhook"],
             // Known only once the server answers or the document is read, or from the
-            // toolset's `shell:` or `api_config.name`.
-            Self::Mcp | Self::Script | Self::Api | Self::OpenApi => &[],
+            // toolset's `shell:` or `api_config.name`; `open_url`'s from its `name`.
+            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::OpenUrl => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 17] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 11] = [
     "mcp_catalog",
     "lsp",
     "a2a",
-    "open_url",
     "rag",
     "tasks",
-    "calculator",
-    "random",
     "file",
     "background_jobs",
     "plan",
     "session_context",
     "scheduler",
     "git",
-    "webhook",
-    "environment",
-    "datetime",
 ];

@@ -652,7 +652,7 @@ fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
             "agent.yaml:7:41: agents.root.toolsets[1].api_config.endpoint: invalid endpoint `ftp://h/`: only `http://` and `https://` URLs are supported",
             "agent.yaml:7:79: agents.root.toolsets[1].api_config.required[0]: required argument `y` is not one of `args`",
             "agent.yaml:8:9: agents.root.toolsets[2]: a `type: openapi` toolset needs `url`",
-            "agent.yaml:13:14: agents.root.toolsets[3].url: `url` only applies to `type: openapi` toolsets, not `type: shell`",
+            "agent.yaml:13:14: agents.root.toolsets[3].url: `url` only applies to `type: openapi` and `open_url` toolsets, not `type: shell`",
             "agent.yaml:10:17: agents.root.toolsets[3].shared: `shared` only applies to `type: todo` toolsets, not `type: shell`",
             "agent.yaml:11:20: agents.root.toolsets[3].post_edit: `post_edit` only applies to `type: filesystem` toolsets, not `type: shell`",
             "agent.yaml:12:17: agents.root.toolsets[3].models: `models` only applies to `type: model_picker` toolsets, not `type: shell`",

@@ -8,6 +8,9 @@
 
 mod api;
 mod args;
+mod calculator;
+mod datetime;
+mod environment;
 mod error;
 mod fetch;
 mod filesystem;
@@ -15,15 +18,19 @@ mod html;
 mod input;
 mod memory;
 mod net;
+mod open_url;
 mod openapi;
+mod random;
 mod schema;
 mod script;
 mod shell;
 mod skills;
+mod small;
 mod think;
 mod todo;
 mod toolset;
 mod toon;
+mod webhook;
 
 use std::ffi::OsString;
 use std::fmt;
@@ -35,12 +42,17 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 pub use api::ApiTool;
+pub use calculator::{CALCULATOR_INSTRUCTION, CalculatorTool};
+pub use datetime::{DATETIME_INSTRUCTION, DatetimeTool};
+pub use environment::{ENVIRONMENT_INSTRUCTION, EnvironmentTool};
 pub use error::ToolError;
 pub use fetch::{FETCH_INSTRUCTION, FetchTool};
 pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool, filesystem_instruction};
 pub use input::{check_arguments, parse_arguments};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
+pub use open_url::{OpenUrlTool, open_url_instruction};
 pub use openapi::OpenApiToolset;
+pub use random::RandomTool;
 pub use script::{ScriptTool, script_instruction};
 pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
 pub use skills::{Skill, SkillBody, discover, skill_dirs, skill_tools, skills_instruction};
@@ -48,6 +60,7 @@ pub use think::ThinkTool;
 pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};
 pub use toolset::{SharedState, build_toolset, build_toolset_with};
 pub use toon::toonify;
+pub use webhook::{WEBHOOK_INSTRUCTION, WebhookTool};
 
 /// What the model is told about a tool.
 #[derive(Debug, Clone, PartialEq)]

@@ -73,6 +73,12 @@ pub fn build_toolset_with(
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker
         | ToolsetKind::BackgroundAgents => (Vec::new(), None),
+        ToolsetKind::Calculator
+        | ToolsetKind::Random
+        | ToolsetKind::Datetime
+        | ToolsetKind::Environment
+        | ToolsetKind::OpenUrl
+        | ToolsetKind::Webhook => crate::small::build(cfg, shell),
         ToolsetKind::Script => {
             let tools = cfg
                 .scripts

@@ -12,6 +12,7 @@ mod models;
 mod persistent;
 mod policy;
 mod skills;
+mod small_toolsets;
 mod toolset_options;
 mod toolsets;
 

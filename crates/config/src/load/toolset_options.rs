@@ -281,7 +281,7 @@ impl Validator<'_> {
 }
 
 /// `value` with each `${…}` replaced by a plain word, for checking the URL around them.
-fn placeholder_free(value: &str) -> String {
+pub(super) fn placeholder_free(value: &str) -> String {
     let mut out = String::new();
     let mut rest = value;
     while let Some(at) = rest.find("${") {

@@ -104,7 +104,7 @@ impl Validator<'_> {
         }
         let http = matches!(
             kind,
-            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi
+            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi | ToolsetKind::Webhook
         );
         let allow_private_ips = t
             .allow_private_ips
@@ -124,7 +124,7 @@ impl Validator<'_> {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(
-                    "`allow_private_ips` applies to `type: fetch`, `api` and `openapi` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    "`allow_private_ips` applies to `type: fetch`, `api`, `openapi` and `webhook` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
                     kind.type_name()
                 ),
             );
@@ -134,7 +134,7 @@ impl Validator<'_> {
                 self.error(
                     self.origin(&v.referenced, format!("{path}.timeout")),
                     format!(
-                        "`timeout` applies to `type: fetch`, `api` and `openapi` toolsets, not `type: {}`",
+                        "`timeout` applies to `type: fetch`, `api`, `openapi` and `webhook` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
@@ -178,7 +178,11 @@ impl Validator<'_> {
         let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
             if !matches!(
                 kind,
-                ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Api | ToolsetKind::OpenApi
+                ToolsetKind::Mcp
+                    | ToolsetKind::Script
+                    | ToolsetKind::Api
+                    | ToolsetKind::OpenApi
+                    | ToolsetKind::OpenUrl
             ) && !known.contains(&tool)
             {
                 this.error_hint(
@@ -256,6 +260,7 @@ impl Validator<'_> {
             );
         }
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
+        let webhook = self.webhook_option(path, kind, &origin, t.webhook_config.take());
         let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
         let memory_path = match t.path.take() {
             Some(p) if kind != ToolsetKind::Memory => {
@@ -310,6 +315,7 @@ impl Validator<'_> {
             blocked_domains: extra.blocked_domains,
             escape_html: extra.escape_html,
             models: extra.models,
+            webhook,
             origin,
         })
     }
@@ -324,7 +330,14 @@ impl Validator<'_> {
             ("version", t.version.as_ref().map(|v| &v.referenced)),
             ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
             ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
-            ("name", t.name.as_ref().map(|v| &v.referenced)),
+            // `open_url` names its one tool.
+            (
+                "name",
+                t.name
+                    .as_ref()
+                    .filter(|_| kind != ToolsetKind::OpenUrl)
+                    .map(|v| &v.referenced),
+            ),
         ];
         for (key, at) in given {
             if let Some(at) = at {
@@ -377,8 +390,19 @@ impl Validator<'_> {
             Some(u) if kind == ToolsetKind::OpenApi => {
                 out.url = self.openapi_url(&format!("{path}.url"), &u);
             }
+            Some(u) if kind == ToolsetKind::OpenUrl => {
+                out.url = self.fixed_url(&format!("{path}.url"), &u);
+            }
             Some(u) => {
-                self.wrong_type(path, &u.referenced, "url", "`type: openapi`", kind);
+                let owners = "`type: openapi` and `open_url`";
+                self.wrong_type(path, &u.referenced, "url", owners, kind);
+            }
+            None if kind == ToolsetKind::OpenUrl => {
+                self.error_hint(
+                    origin.clone(),
+                    "open_url toolset requires a url to be set",
+                    "the page the tool opens, e.g. `url: https://docs.docker.com`",
+                );
             }
             None if kind == ToolsetKind::OpenApi => {
                 self.error_hint(

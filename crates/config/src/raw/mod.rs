@@ -87,7 +87,7 @@ pub(crate) use hooks::{
 pub(crate) use model::{RawCost, RawModel, RawProvider, RawRoutingRule};
 pub(crate) use toolset::{
     RawApiConfig, RawBackoff, RawDefer, RawLifecycle, RawMcpDef, RawPostEdit, RawRemote, RawScript,
-    RawToolset,
+    RawToolset, RawWebhookConfig,
 };
 
 /// A map that keeps the order keys were written in (`agents:` order picks the default agent).

@@ -121,6 +121,30 @@ described! {
         /// `type: model_picker`: the models `change_model` may switch to (`models:` names or
         /// `provider/model`).
         pub(crate) models: Option<Spanned<Vec<Spanned<String>>>>,
+        // `type: webhook`.
+        /// `type: webhook`: where `send_webhook` delivers, and how.
+        pub(crate) webhook_config: Option<Spanned<RawWebhookConfig>>,
+    }
+}
+
+described! {
+    /// `webhook_config:` of a `type: webhook` toolset.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[schema(name = "webhook_config")]
+    pub(crate) struct RawWebhookConfig {
+        /// The payload's shape: `text` for most, `content` for `discord`, `value1`..`value3` for
+        /// `ifttt`, `chat_id` and `text` for `telegram` (default `generic`).
+        #[schema(ty = T::Enum(&crate::WebhookConfig::PROVIDERS))]
+        pub(crate) provider: Option<Spanned<String>>,
+        /// The endpoint (`http://` or `https://`); `${env.NAME}` expands when a message is sent.
+        /// It usually holds a secret, and never appears in a tool's answer.
+        #[schema(required)]
+        pub(crate) url: Option<Spanned<String>>,
+        /// Request headers; `${env.NAME}` expands.
+        pub(crate) headers: Option<OrderedMap<Spanned<Scalar>>>,
+        /// `provider: telegram`: the destination chat.
+        pub(crate) chat_id: Option<Spanned<Scalar>>,
     }
 }
 

@@ -1,0 +1,358 @@
+//! The small built-in toolsets (`calculator`, `random`, `datetime`, `environment`, `open_url`,
+//! `webhook`) end to end: each tool called by the script model through `tether run --exec`,
+//! seen by a `pre_tool_use` hook (which blocks the first call of every tool), then answering
+//! as docker-agent's does. The opener is a real process standing in for `xdg-open`; webhooks
+//! go to a local HTTP server, or are refused before connecting to a private address.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
+
+use std::io::ErrorKind;
+use std::net::TcpListener;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use axum::Router;
+use axum::routing::post;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use tether_test_support::cli::tether;
+
+/// Logs every `pre_tool_use` input, and blocks the first call of each tool.
+const HOOKS: &str = r#"    hooks:
+      permission_request:
+        - matcher: '.*'
+          hooks:
+            - type: command
+              command: "echo '{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}'"
+      pre_tool_use:
+        - matcher: '.*'
+          hooks:
+            - type: command
+              command: 'input=$(cat); printf "%s\n" "$input" >> hooks.jsonl; name=$(printf "%s" "$input" | jq -r .tool_name); if [ ! -e "seen-$name" ]; then touch "seen-$name"; echo "first call of $name blocked" >&2; exit 2; fi; exit 0'
+"#;
+
+/// A script that calls each `(tool, arguments)` in its own turn, then ends.
+fn script(calls: &[(&str, Value)]) -> String {
+    let mut s = String::from("replies:\n");
+    for (name, args) in calls {
+        s.push_str(&format!(
+            "  - tool_calls:\n      - {{name: {name}, arguments: {args}}}\n"
+        ));
+    }
+    s.push_str("  - text: done\n");
+    s
+}
+
+struct Run {
+    /// `(tool response text, is_error)` in call order.
+    responses: Vec<(String, bool)>,
+    /// What the `pre_tool_use` hook read, in call order.
+    hook_inputs: Vec<Value>,
+}
+
+fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)], env: &[(&str, &str)]) -> Run {
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!("agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n{toolsets}{HOOKS}"),
+    )
+    .unwrap();
+    std::fs::write(d.join("s.yaml"), script(calls)).unwrap();
+    let mut cmd = tether(d);
+    cmd.args(["run", "agent.yaml", "--json", "--exec", "go"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let responses = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["type"] == "tool_response")
+        .map(|e| {
+            (
+                e["response"].as_str().unwrap().to_owned(),
+                e["is_error"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    let hook_inputs = std::fs::read_to_string(d.join("hooks.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    Run {
+        responses,
+        hook_inputs,
+    }
+}
+
+/// The hook saw every call with its arguments, and blocked the first of each tool.
+fn assert_hooks_saw(r: &Run, calls: &[(&str, Value)]) {
+    let seen: Vec<(String, Value)> = r
+        .hook_inputs
+        .iter()
+        .map(|i| {
+            (
+                i["tool_name"].as_str().unwrap().to_owned(),
+                i["tool_input"].clone(),
+            )
+        })
+        .collect();
+    // A call without arguments reaches hooks as `null`.
+    let want: Vec<(String, Value)> = calls
+        .iter()
+        .map(|(n, a)| {
+            let a = if *a == json!({}) {
+                Value::Null
+            } else {
+                a.clone()
+            };
+            ((*n).to_owned(), a)
+        })
+        .collect();
+    assert_eq!(seen, want);
+    let mut first = std::collections::HashSet::new();
+    for ((name, _), (text, is_error)) in calls.iter().zip(&r.responses) {
+        if first.insert(*name) {
+            assert!(
+                text.contains(&format!("first call of {name} blocked")),
+                "{name}: {text}"
+            );
+            assert!(is_error, "{name}: a blocked call is an error");
+        }
+    }
+    assert_eq!(r.responses.len(), calls.len(), "{:?}", r.responses);
+}
+
+#[test]
+fn calculator_random_datetime_and_environment_answer_as_docker_agent_does() {
+    let dir = TempDir::new().unwrap();
+    let toolsets = "      - type: calculator\n      - type: random\n      - type: datetime\n      - type: environment\n";
+    let calls = [
+        ("calculate", json!({"expression": "1 + 1"})),
+        ("calculate", json!({"expression": "2 + 3 * 4"})),
+        ("calculate", json!({"expression": "1 / 3"})),
+        ("calculate", json!({"expression": "1 / (2 - 2)"})),
+        ("random_int", json!({"min": 1, "max": 6})),
+        ("random_int", json!({"min": -4, "max": -4})),
+        ("random_int", json!({"min": 9, "max": 1})),
+        ("get_datetime", json!({"format": "2006"})),
+        (
+            "get_datetime",
+            json!({"format": "2006-01-02T15:04:05Z07:00", "timezone": "UTC"}),
+        ),
+        (
+            "get_datetime",
+            json!({"format": "2006", "timezone": "../../etc/passwd"}),
+        ),
+        ("get_environment_info", json!({})),
+        ("get_environment_info", json!({})),
+    ];
+    let r = run(dir.path(), toolsets, &calls, &[]);
+    assert_hooks_saw(&r, &calls);
+    let text = |i: usize| r.responses[i].0.as_str();
+    let failed = |i: usize| r.responses[i].1;
+    assert_eq!(
+        text(1),
+        r#"{"result":"14","decimal":"14","approximate":false}"#
+    );
+    assert_eq!(
+        text(2),
+        r#"{"result":"1/3","decimal":"0.33333333333333333333","approximate":true}"#
+    );
+    assert_eq!((text(3), failed(3)), ("Error: division by zero", true));
+    assert_eq!((text(5), failed(5)), ("-4", false));
+    assert_eq!(
+        (text(6), failed(6)),
+        ("min must be less than or equal to max", true)
+    );
+    let stamp = text(8);
+    let shape: String = stamp
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '9' } else { c })
+        .collect();
+    assert_eq!(shape, "9999-99-99T99:99:99Z", "{stamp}");
+    assert!(
+        failed(9) && text(9).starts_with("Error: invalid timezone"),
+        "{}",
+        text(9)
+    );
+    assert_eq!(
+        (text(11), failed(11)),
+        (r#"{"os":"Linux","shell":"bash"}"#, false)
+    );
+}
+
+#[test]
+fn open_url_runs_the_opener_with_the_fixed_url_and_says_when_no_browser_can_be_shown() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    let bin = d.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let opener = bin.join("xdg-open");
+    std::fs::write(
+        &opener,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" >> {}\n",
+            d.join("opened.txt").display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&opener, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let toolsets = "      - type: open_url\n        name: open_docs\n        url: \"https://docs.example.com/${env.DOC_PAGE}\"\n";
+    let calls = [("open_docs", json!({})), ("open_docs", json!({}))];
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let env = [("PATH", path.as_str()), ("DOC_PAGE", "agents")];
+    // No display: nothing is opened, and the answer says why.
+    let r = run(d, toolsets, &calls, &env);
+    assert_hooks_saw(&r, &calls);
+    let (text, failed) = &r.responses[1];
+    assert!(*failed, "{text}");
+    assert!(
+        text.starts_with(
+            "failed to open https://docs.example.com/agents: no browser can be shown here"
+        ),
+        "{text}"
+    );
+    assert!(!d.join("opened.txt").exists());
+    // With a display, the opener gets the URL as its one argument.
+    std::fs::remove_file(d.join("hooks.jsonl")).unwrap();
+    let env = [
+        ("PATH", path.as_str()),
+        ("DOC_PAGE", "agents"),
+        ("DISPLAY", ":0"),
+    ];
+    let r = run(d, toolsets, &calls[1..], &env);
+    assert_eq!(
+        r.responses,
+        [("Opened https://docs.example.com/agents".to_owned(), false)]
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("opened.txt")).unwrap(),
+        "https://docs.example.com/agents\n"
+    );
+}
+
+/// Serves on 127.0.0.1 from a thread of its own, recording each request's body; returns the
+/// base URL.
+fn webhook_server(bodies: Arc<Mutex<Vec<String>>>) -> String {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let record = move |body: String| {
+                let bodies = bodies.clone();
+                async move {
+                    bodies.lock().unwrap().push(body);
+                    "ok"
+                }
+            };
+            let app = Router::new()
+                .route("/hook/secret-token", post(record))
+                .route(
+                    "/gone",
+                    post(|| async { (axum::http::StatusCode::GONE, "no such hook") }),
+                );
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    format!("http://{}", rx.recv().unwrap())
+}
+
+#[test]
+fn webhooks_are_delivered_with_the_providers_payload_and_failures_are_errors() {
+    let dir = TempDir::new().unwrap();
+    let bodies = Arc::new(Mutex::new(Vec::new()));
+    let base = webhook_server(bodies.clone());
+    let toolsets = "      - type: webhook\n        allow_private_ips: true\n        webhook_config:\n          provider: discord\n          url: \"${env.HOOK_URL}\"\n";
+    let calls = [
+        ("send_webhook", json!({"message": "first"})),
+        ("send_webhook", json!({"message": "build green"})),
+    ];
+    let url = format!("{base}/hook/secret-token");
+    let r = run(dir.path(), toolsets, &calls, &[("HOOK_URL", &url)]);
+    assert_hooks_saw(&r, &calls);
+    assert_eq!(
+        r.responses[1],
+        (
+            "Delivered to the discord webhook (attempt 1/4).".to_owned(),
+            false
+        )
+    );
+    assert_eq!(*bodies.lock().unwrap(), [r#"{"content":"build green"}"#]);
+    // A permanent HTTP failure is an error, and the URL's secret is never shown.
+    let gone = TempDir::new().unwrap();
+    let url = format!("{base}/gone");
+    let r = run(gone.path(), toolsets, &calls, &[("HOOK_URL", &url)]);
+    assert_eq!(
+        r.responses[1],
+        (
+            "Delivery to the discord webhook failed permanently: HTTP 410: no such hook".to_owned(),
+            true
+        )
+    );
+}
+
+#[test]
+fn a_webhook_to_a_private_address_is_refused_without_a_connection() {
+    let dir = TempDir::new().unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let toolsets = format!(
+        "      - type: webhook\n        webhook_config:\n          provider: slack\n          url: \"http://localhost:{port}/x\"\n"
+    );
+    let calls = [
+        ("send_webhook", json!({"message": "a"})),
+        ("send_webhook", json!({"message": "b"})),
+    ];
+    let r = run(dir.path(), &toolsets, &calls, &[]);
+    assert_hooks_saw(&r, &calls);
+    let (text, failed) = &r.responses[1];
+    assert!(*failed, "{text}");
+    assert_eq!(
+        text,
+        "Delivery to the slack webhook failed permanently: the webhook's host resolves to no public address; private addresses are refused (set `allow_private_ips: true` on the toolset to allow them)"
+    );
+    assert_eq!(
+        listener.accept().map(|_| ()).unwrap_err().kind(),
+        ErrorKind::WouldBlock,
+        "the listener saw a connection"
+    );
+}
+
+#[test]
+fn small_toolset_options_are_checked_at_load() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("agent.yaml"),
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: git\n",
+    )
+    .unwrap();
+    let out = tether(d)
+        .args(["hooks", "check", "agent.yaml"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for want in [
+        "agents.root.toolsets[0]: webhook tool requires a url in webhook_config",
+        "agents.root.toolsets[1].webhook_config: webhook tool: provider telegram requires chat_id in webhook_config",
+        "agents.root.toolsets[2].webhook_config.provider: webhook tool: unknown provider `pager`",
+        "agents.root.toolsets[2].webhook_config.url: invalid url `ftp://x`",
+        "agents.root.toolsets[3]: open_url toolset requires a url to be set",
+        "agents.root.toolsets[4].url: `url` only applies to `type: openapi` and `open_url` toolsets, not `type: calculator`",
+        "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
+        "agents.root.toolsets[6].type: toolset type `git` is not supported yet",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+}
