@@ -14,6 +14,7 @@ mod load;
 mod mcp;
 mod model;
 mod permissions;
+mod rag;
 mod raw;
 pub mod schema;
 mod suggest;
@@ -49,6 +50,7 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -76,6 +76,8 @@ pub struct Toolset {
     pub escape_html: bool,
     /// `type: model_picker`: the models `change_model` may switch to.
     pub models: Vec<String>,
+    /// `type: rag` (or an agent's `rag:` entry): the source its tool searches.
+    pub rag: Option<std::sync::Arc<crate::rag::RagSource>>,
     pub origin: Origin,
 }
 
@@ -159,7 +161,16 @@ impl Toolset {
             blocked_domains: Vec::new(),
             escape_html: false,
             models: Vec::new(),
+            rag: None,
             origin: Origin::synthetic(kind.type_name()),
+        }
+    }
+
+    /// The toolset an agent's `rag: [NAME]` entry stands for.
+    pub fn of_rag(source: std::sync::Arc<crate::rag::RagSource>) -> Self {
+        Self {
+            rag: Some(source),
+            ..Self::of_kind(ToolsetKind::Rag)
         }
     }
 }
@@ -204,10 +215,11 @@ pub enum ToolsetKind {
     OpenApi,
     ModelPicker,
     BackgroundAgents,
+    Rag,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -221,11 +233,12 @@ impl ToolsetKind {
         Self::OpenApi,
         Self::ModelPicker,
         Self::BackgroundAgents,
+        Self::Rag,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 13] = {
-        let mut names = [""; 13];
+    pub const NAMES: [&'static str; 14] = {
+        let mut names = [""; 14];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -249,6 +262,7 @@ impl ToolsetKind {
             Self::OpenApi => "openapi",
             Self::ModelPicker => "model_picker",
             Self::BackgroundAgents => "background_agents",
+            Self::Rag => "rag",
         }
     }
 
@@ -292,18 +306,19 @@ impl ToolsetKind {
             ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:` or `api_config.name`.
-            Self::Mcp | Self::Script | Self::Api | Self::OpenApi => &[],
+            // Known only once the server answers or the document is read, or from the
+            // toolset's `shell:`, `api_config.name` or the RAG source's tool name.
+            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::Rag => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 17] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 16] = [
     "mcp_catalog",
     "lsp",
     "a2a",
     "open_url",
-    "rag",
     "tasks",
     "calculator",
     "random",
