@@ -54,7 +54,7 @@ fn the_script_model_searches_a_rag_source_through_the_hooks() {
               command: 'input=$(cat); echo "$input" >> hook.log; case "$input" in *forbidden*) echo "not that" >&2; exit 2;; esac'
 rag:
   notes:
-    tool: {description: field notes on bees, tides and databases}
+    tool: {description: "field notes on bees, tides and databases"}
     docs: [./docs]
     strategies:
       - type: bm25
