@@ -15,6 +15,7 @@ mod mcp;
 mod model;
 mod permissions;
 mod policy;
+mod rag;
 mod raw;
 mod sandbox;
 pub mod schema;
@@ -57,6 +58,7 @@ pub use sandbox::{
     HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
     SandboxProfile,
 };
+pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -151,6 +151,7 @@ impl UserConfig {
             diags: Vec::new(),
             evaluators: Vec::new(),
             externals: Vec::new(),
+            rag: Vec::new(),
         };
         let permissions = raw
             .permissions
@@ -235,6 +236,7 @@ fn drop_in(path: &Path) -> Result<HooksConfig, String> {
         diags: Vec::new(),
         evaluators: Vec::new(),
         externals: Vec::new(),
+        rag: Vec::new(),
     };
     let mut hooks = v.hooks("hooks", raw);
     if !v.diags.is_empty() {

@@ -378,23 +378,6 @@ fn instruction_file_is_read_relative_to_the_agent_file() {
 }
 
 #[test]
-fn rag_is_named_as_not_supported_yet_where_it_is_written() {
-    let e = errors("rag:\n  docs: {}\nagents:\n  root:\n    rag: [docs]\n");
-    assert_eq!(e.len(), 2, "{e:?}");
-    assert!(
-        e[0].starts_with("agent.yaml:2:3: rag: RAG (retrieval-augmented generation"),
-        "{}",
-        e[0]
-    );
-    assert!(e[0].contains("is not supported yet"), "{}", e[0]);
-    assert!(
-        e[1].starts_with("agent.yaml:5:10: agents.root.rag: RAG"),
-        "{}",
-        e[1]
-    );
-}
-
-#[test]
 fn commands_and_welcome_message_load_in_every_form() {
     let file = load_str(
         "agents:\n  root:\n    welcome_message: Hi\n    commands:\n      - a: plain ${args}\n      - b: {description: Bee, instruction: 'do ${env.X || \"y\"}'}\n      - c: {description: Only a description}\n",

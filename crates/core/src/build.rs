@@ -516,6 +516,7 @@ impl<'a> Builder<'a> {
                 instruct(&doc.instruction());
                 Source::OpenApi(Arc::new(doc))
             }
+            ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,
             ToolsetKind::ModelPicker => {
                 let described: Vec<(&str, Option<&str>)> = toolset
                     .models
