@@ -191,6 +191,16 @@ for n in 1 10; do
     row "$goal" "-" ""
   fi
 done
+# A no-op script hook in the default sandbox profile against the same hook unsandboxed.
+goal="a sandboxed no-op command hook (default profile): within 0.3 ms of the same hook unsandboxed"
+s=$(mean_ns "sandboxed_hooks/dispatch_script_hook_sandboxed")
+u=$(mean_ns "sandboxed_hooks/dispatch_script_hook_unsandboxed")
+if [ -n "$s" ] && [ -n "$u" ]; then
+  row "$goal" "$(calc "%.3f ms vs %.3f ms unsandboxed (%+.3f ms)" "s/1e6, u/1e6, (s-u)/1e6" -v s="$s" -v u="$u")" \
+    "$(ok "$s - $u <= 0.3 * 1e6")"
+else
+  row "$goal" "-" ""
+fi
 b=$(mean_ns "pre_tool_use/dispatch_noop_builtin")
 row "dispatch to a no-op builtin: < 20 µs" \
   "${b:+$(calc "%.1f µs" "$b/1e3")}" "${b:+$(ok "$b < 20000")}"
