@@ -82,7 +82,7 @@ if [ -x "$target/release/tether" ]; then
   python3 scripts/bench-acp-rss.py "$target/release/tether" >>"$logs/serve.log" 2>&1 || failed+=("acp_rss")
 fi
 
-# Hooks end to end in `tether run` (issue 26): ten tool calls, a no-op hook on pre_tool_use and
+# Hooks end to end in `tether run`: ten tool calls, a no-op hook on pre_tool_use and
 # post_tool_use: a path to a script against executing it directly, and a persistent process.
 if [ -x "$target/release/tether" ]; then
   echo "running hooks_e2e: scripts/bench-hooks-e2e.py" >&2
@@ -200,7 +200,7 @@ for n in 1 10; do
     row "$goal" "-" ""
   fi
 done
-# End to end in `tether run` (issue 26): added time per hook call, from hooks_e2e.log.
+# End to end in `tether run`: added time per hook call, from hooks_e2e.log.
 e2e() { awk -v k="$1" -v c="$2" '$1 == k { print $c; exit }' "$logs/hooks_e2e.log" 2>/dev/null; }
 script=$(e2e script 3) floor=$(e2e floor 2) shell=$(e2e shell 3) persistent=$(e2e persistent 3)
 goal="a hook that is a path to a script, end to end in \`tether run\` (ten tool calls, pre and post): ≤ 0.5 ms more per call than executing the script directly"
@@ -215,6 +215,16 @@ if [ -n "$persistent" ]; then
   steady=$(e2e persistent_steady 2)
   row "$goal" "+$persistent ms per hook call, its start and stop included (once running: ${steady:--} ms per call)" \
     "$(ok "$persistent <= 0.2")"
+else
+  row "$goal" "-" ""
+fi
+# A no-op script hook in the default sandbox profile against the same hook unsandboxed.
+goal="a sandboxed no-op command hook (default profile): within 0.3 ms of the same hook unsandboxed"
+s=$(mean_ns "sandboxed_hooks/dispatch_script_hook_sandboxed")
+u=$(mean_ns "sandboxed_hooks/dispatch_script_hook_unsandboxed")
+if [ -n "$s" ] && [ -n "$u" ]; then
+  row "$goal" "$(calc "%.3f ms vs %.3f ms unsandboxed (%+.3f ms)" "s/1e6, u/1e6, (s-u)/1e6" -v s="$s" -v u="$u")" \
+    "$(ok "$s - $u <= 0.3 * 1e6")"
 else
   row "$goal" "-" ""
 fi

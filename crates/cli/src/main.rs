@@ -7,6 +7,7 @@ mod common;
 mod console;
 mod docs;
 mod docs_policy;
+mod docs_sandbox;
 mod elicit;
 mod external;
 mod interact;

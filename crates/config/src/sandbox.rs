@@ -217,4 +217,43 @@ mod tests {
         );
         assert!(parse_default(&json!("on")).is_err());
     }
+
+    #[test]
+    fn sandbox_is_for_command_hooks_and_its_errors_point_at_the_field() {
+        let load = |hook: &str| {
+            let yaml = format!("agents:\n  root:\n    hooks:\n      stop:\n        - {hook}\n");
+            crate::load::load_str(&yaml, "a.yaml", std::path::Path::new("."))
+        };
+        let file = load("{type: command, command: x, sandbox: {write: [./logs]}}").unwrap();
+        let (_, _, spec) = file.agents[0].hooks.iter().next().unwrap();
+        let Some(HookSandbox::On(p)) = &spec.sandbox else {
+            panic!("{spec:?}")
+        };
+        assert_eq!(p.write, ["./logs"]);
+        let e = load("{type: builtin, command: add_date, sandbox: true}")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("only applies to `type: command` hooks"), "{e}");
+        let e = load("{type: command, command: x, sandbox: {network: [\"a.com:80\"]}}")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("a.yaml:5:") && e.contains("not supported yet"),
+            "{e}"
+        );
+        let user = |text: &str| crate::UserConfig::parse(text, std::path::Path::new("c.yaml"));
+        assert_eq!(
+            user("settings:\n  hooks_sandbox: best_effort\n")
+                .unwrap()
+                .hooks_sandbox,
+            SandboxDefault::BestEffort
+        );
+        let e = user("settings:\n  hooks_sandbox: maybe\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.yaml:2:") && e.contains("hooks_sandbox must be"),
+            "{e}"
+        );
+    }
 }

@@ -4,6 +4,7 @@
 //! ```yaml
 //! settings:
 //!   snapshot: true            # inject the `snapshot` builtin into every agent (docs/design.md D17)
+//!   hooks_sandbox: true       # command hooks without `sandbox:` run sandboxed (docs/hooks.md)
 //!   hooks:                    # global hooks, after each agent file's own
 //!     pre_tool_use:
 //!       - matcher: shell

@@ -13,7 +13,9 @@ use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::future::{BoxFuture, join_all};
-use tether_config::{HookSource, HookSpec, HooksConfig, MatcherEntry, Origin};
+use tether_config::{
+    HookSandbox, HookSource, HookSpec, HooksConfig, MatcherEntry, Origin, SandboxProfile,
+};
 use tether_exec::Shell;
 use tether_hooks::{Builtin, BuiltinCall, Executor, ExecutorOptions, Registry};
 use tether_protocol::{HookEvent, HookInput, HookOutput, Lane};
@@ -160,6 +162,28 @@ fn bench(c: &mut Criterion) {
         });
         let exec = executor(scripts(n), Registry::new(shell.clone()));
         group.bench_function(format!("dispatch_{n}_script_hooks"), |b| {
+            b.iter(|| {
+                rt.block_on(exec.dispatch(HookEvent::PreToolUse, Lane::Default, input(), &cancel))
+            });
+        });
+    }
+    group.finish();
+
+    // The same no-op script hook without and with the default sandbox profile.
+    let mut group = c.benchmark_group("sandboxed_hooks");
+    group.sample_size(60);
+    for sandboxed in [false, true] {
+        let mut hooks = scripts(1);
+        if sandboxed {
+            hooks[0].sandbox = Some(HookSandbox::On(SandboxProfile::default()));
+        }
+        let exec = executor(hooks, Registry::new(shell.clone()));
+        let name = if sandboxed {
+            "sandboxed"
+        } else {
+            "unsandboxed"
+        };
+        group.bench_function(format!("dispatch_script_hook_{name}"), |b| {
             b.iter(|| {
                 rt.block_on(exec.dispatch(HookEvent::PreToolUse, Lane::Default, input(), &cancel))
             });
