@@ -124,7 +124,7 @@ fn is_plain(text: &str) -> bool {
 
 /// `script` with `$VAR`, `${VAR}` and their double-quoted forms replaced by `cwd` for each of
 /// `vars`, when `cwd` is a plain path (otherwise the script is left as it is).
-fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
+pub(crate) fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
     let dir = cwd.display().to_string();
     if !is_plain(&dir) {
         return script.to_owned();

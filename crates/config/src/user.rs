@@ -4,6 +4,7 @@
 //! ```yaml
 //! settings:
 //!   snapshot: true            # inject the `snapshot` builtin into every agent (docs/design.md D17)
+//!   trust_hooks: true         # agent files' command hooks run only once trusted (`tether hooks trust`)
 //!   hooks:                    # global hooks, after each agent file's own
 //!     pre_tool_use:
 //!       - matcher: shell
@@ -46,6 +47,8 @@ pub struct UserConfig {
     pub hooks: HooksConfig,
     /// `settings.safety`: the mode for agents that set none.
     pub safety: Option<crate::agent::Safety>,
+    /// `settings.trust_hooks`: an agent file's command hooks run only once trusted by hash.
+    pub trust_hooks: bool,
     /// Drop-ins that were skipped, and why.
     pub warnings: Vec<String>,
 }
@@ -64,6 +67,7 @@ struct RawSettings {
     snapshot: Option<bool>,
     safety: Option<Spanned<String>>,
     hooks: Option<RawHooks>,
+    trust_hooks: Option<bool>,
 }
 
 /// Where Tether keeps its data (sessions, logs, memories): `$TETHER_HOME`, else
@@ -166,6 +170,11 @@ impl UserConfig {
                 );
             }
         }
+        let trust_hooks = raw
+            .settings
+            .as_ref()
+            .and_then(|s| s.trust_hooks)
+            .unwrap_or(false);
         let (snapshot, raw_hooks, raw_safety) = raw
             .settings
             .map_or((None, None, None), |s| (s.snapshot, s.hooks, s.safety));
@@ -184,6 +193,7 @@ impl UserConfig {
             permissions,
             hooks,
             safety,
+            trust_hooks,
             warnings: Vec::new(),
         })
     }
