@@ -228,3 +228,31 @@ fn neither_a_model_hook_nor_a_tool_call_can_record_trust() {
     let listed = stdout(&tether(d, &["hooks", "trust", "--list"]));
     assert!(!listed.contains("other.yaml"), "{listed}");
 }
+
+#[test]
+fn the_console_asks_once_and_a_yes_runs_the_hooks_for_this_session_only() {
+    let dir = project();
+    let d = dir.path();
+    let console = |answer: &str| {
+        cli::tether(d)
+            .args(["run", "agent.yaml"])
+            .write_stdin(answer)
+            .output()
+            .unwrap()
+    };
+    let out = console("n\n");
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("[new] session_start: ./hooks/mark.sh"),
+        "{err}"
+    );
+    assert_eq!(err.matches("run them this once? [y/N]").count(), 1, "{err}");
+    assert!(err.contains("tether hooks trust agent.yaml"), "{err}");
+    assert_eq!(runs(d), 0);
+
+    let out = console("y\n/exit\n");
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(runs(d), 1);
+    assert_eq!(store(d), None);
+}
