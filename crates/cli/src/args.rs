@@ -63,6 +63,9 @@ pub(crate) enum HooksCommand {
     /// Re-decide every tool call of a stored session under an agent file (its own by
     /// default) and list the calls whose decision changes.
     Replay(ReplayArgs),
+    /// Show the command hooks an agent file (and the agent files it fetches) would run, and
+    /// trust them by content hash; `--list` the trusted files, `--revoke` one.
+    Trust(TrustArgs),
     /// Print the Tether `hooks:` YAML (and `permissions`) equivalent to a Claude Code settings file.
     ImportClaude(ImportClaudeArgs),
     /// List the hook events, one line each.
@@ -157,6 +160,9 @@ pub(crate) struct RunArgs {
     /// `postgres://` URL.
     #[arg(long, value_name = "PATH|URL")]
     pub(crate) session_db: Option<PathBuf>,
+    /// Run the agent file's untrusted command hooks for this run only (nothing is recorded).
+    #[arg(long)]
+    pub(crate) trust_hooks: bool,
     /// Run in a new git worktree of the working directory (named NAME, or generated).
     #[arg(long, value_name = "NAME", num_args = 0..=1, default_missing_value = "", require_equals = true)]
     pub(crate) worktree: Option<String>,
@@ -337,6 +343,10 @@ pub(crate) struct ServeCommon {
     /// Append one JSON line per hook run to this file.
     #[arg(long, value_name = "FILE")]
     pub(crate) hook_log: Option<PathBuf>,
+    /// Run the agent files' untrusted command hooks while this server runs (nothing is
+    /// recorded).
+    #[arg(long)]
+    pub(crate) trust_hooks: bool,
     #[command(flatten)]
     pub(crate) hooks: HookFlags,
 }
@@ -494,4 +504,25 @@ impl HookFlags {
             stop: self.stop.clone(),
         }
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    /// The agent file whose command hooks to trust.
+    #[arg(required_unless_present_any = ["list", "revoke"], conflicts_with_all = ["list", "revoke"])]
+    pub(crate) agent_file: Option<PathBuf>,
+    /// List the trusted files and their hooks.
+    #[arg(long, conflicts_with = "revoke")]
+    pub(crate) list: bool,
+    /// Forget the trust recorded for an agent file (or the URL or `oci:REFERENCE` `--list`
+    /// shows).
+    #[arg(long, value_name = "AGENT.yaml|KEY")]
+    pub(crate) revoke: Option<String>,
+    /// Where the hooks will run, to find the scripts they start (default: the current
+    /// directory).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) working_dir: Option<PathBuf>,
+    /// One JSON object instead of text.
+    #[arg(long)]
+    pub(crate) json: bool,
 }

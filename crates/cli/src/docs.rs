@@ -139,6 +139,7 @@ pub(crate) fn hooks_md() -> String {
     out.push_str(SAFER_SHELL);
     out.push_str(DIFFERENCES);
     out.push_str(PRIVATE_FILES);
+    out.push_str(crate::trust::DOCS);
     out
 }
 
@@ -334,7 +335,7 @@ pub(crate) fn agent_files_md() -> String {
     use tether_config::schema as s;
     let mut out = format!("{GENERATED}\n\n# Agent files\n\n");
     out.push_str("Tether reads docker-agent's agent-file format. Every key is either honoured or a load error at `file:line:col`: a key docker-agent has and Tether does not implement yet says **not supported yet** (with the field's name), any other unknown key is an error with a suggestion. Nothing is accepted and ignored.\n\n");
-    out.push_str("The user config (`$XDG_CONFIG_HOME/tether/config.yaml`) adds `model` (for agents without one), `permissions` (after each file's), `settings.snapshot`, `settings.hooks_sandbox` (`true`, `best_effort` or `false`: the sandbox of command hooks without `sandbox:`, docs/hooks.md) and `settings.hooks`; every `*.yaml` / `*.yml` file of `hooks.d/` beside it is a hooks section of its own (events at the top level or under `hooks:`), loaded in lexicographic order. Per event, hooks run in this order: the agent file's, `settings.hooks`, the drop-ins, the `--hook-*` flags, then the hooks the agent's shorthands inject. A drop-in that does not load is skipped with a warning. `tether hooks check` labels each hook `[yaml]`, `[user]`, `[drop-in FILE]`, `[cli]`, `[shorthand]` or `[always]`.\n\n");
+    out.push_str("The user config (`$XDG_CONFIG_HOME/tether/config.yaml`) adds `model` (for agents without one), `permissions` (after each file's), `settings.snapshot`, `settings.hooks_sandbox` (`true`, `best_effort` or `false`: the sandbox of command hooks without `sandbox:`, docs/hooks.md), `settings.trust_hooks` (docs/hooks.md, Trusted hooks) and `settings.hooks`; every `*.yaml` / `*.yml` file of `hooks.d/` beside it is a hooks section of its own (events at the top level or under `hooks:`), loaded in lexicographic order. Per event, hooks run in this order: the agent file's, `settings.hooks`, the drop-ins, the `--hook-*` flags, then the hooks the agent's shorthands inject. A drop-in that does not load is skipped with a warning. `tether hooks check` labels each hook `[yaml]`, `[user]`, `[drop-in FILE]`, `[cli]`, `[shorthand]` or `[always]`.\n\n");
     let sections: [(&str, &str, &[Field], &str); 17] = [
         ("The file", "file", s::FILE_FIELDS, ""),
         (

@@ -17,6 +17,7 @@ mod programs;
 mod render;
 #[cfg(feature = "otel")]
 mod telemetry;
+mod trust;
 mod worktree;
 
 use std::process::ExitCode;
@@ -73,6 +74,7 @@ fn main() -> ExitCode {
             Command::Hooks(HooksCommand::Replay(args)) => {
                 commands::hooks_decide::replay(args).await
             }
+            Command::Hooks(HooksCommand::Trust(args)) => commands::hooks_trust::run(&args),
             Command::Hooks(HooksCommand::ImportClaude(args)) => {
                 commands::import_claude::run(&args.settings)
             }

@@ -124,7 +124,7 @@ fn is_plain(text: &str) -> bool {
 
 /// `script` with `$VAR`, `${VAR}` and their double-quoted forms replaced by `cwd` for each of
 /// `vars`, when `cwd` is a plain path (otherwise the script is left as it is).
-fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
+pub(crate) fn with_project_dir(script: &str, cwd: &Path, vars: &[&str]) -> String {
     let dir = cwd.display().to_string();
     if !is_plain(&dir) {
         return script.to_owned();
@@ -159,7 +159,11 @@ fn command_words(script: &str) -> Vec<String> {
         if trimmed.starts_with('#') {
             continue;
         }
-        if let Some(pos) = trimmed.find("<<") {
+        // `<<TAG` opens a heredoc; `<<<word` is a here-string, with no body.
+        let heredoc = trimmed.match_indices("<<").find(|(pos, _)| {
+            !trimmed[pos + 2..].starts_with('<') && !trimmed[..*pos].ends_with('<')
+        });
+        if let Some((pos, _)) = heredoc {
             let rest = trimmed[pos + 2..].trim_start_matches('-').trim_start();
             let tag: String = rest
                 .trim_start_matches(['\'', '"'])
@@ -181,6 +185,8 @@ fn command_words(script: &str) -> Vec<String> {
 
 /// Splits a line at `|`, `&`, `;`, `$(` and backquotes outside single and double quotes; the
 /// text inside quotes is dropped (it is data, not commands), except `$(` inside double quotes.
+/// Redirections (`>&2`, `2>&1`, `&>file`, `>|f`, `<&0`, `<<<word`) and their targets are
+/// dropped as the shell reads them: the `&` of `>&2` is not a background `&`.
 fn split_commands(line: &str) -> Vec<String> {
     let mut parts = Vec::new();
     let mut cur = String::new();
@@ -206,6 +212,16 @@ fn split_commands(line: &str) -> Vec<String> {
                 parts.push(std::mem::take(&mut cur));
                 double = false;
             }
+            '&' if !single && !double && chars.peek() == Some(&'>') => {
+                chars.next();
+                skip_redirection('>', &mut chars);
+                cur.push(' ');
+            }
+            '>' | '<' if !single && !double => {
+                strip_fd_number(&mut cur);
+                skip_redirection(c, &mut chars);
+                cur.push(' ');
+            }
             '|' | '&' | ';' | '`' | '(' | ')' if !single && !double => {
                 parts.push(std::mem::take(&mut cur));
             }
@@ -215,6 +231,53 @@ fn split_commands(line: &str) -> Vec<String> {
     }
     parts.push(cur);
     parts
+}
+
+/// Drops the file-descriptor number that opens a redirection (`2` of `2>&1`) when it is a word
+/// of its own (in `x2>f` the shell reads `x2` as an argument).
+fn strip_fd_number(cur: &mut String) {
+    let kept = cur.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if kept < cur.len() && (kept == 0 || cur[..kept].ends_with(char::is_whitespace)) {
+        cur.truncate(kept);
+    }
+}
+
+type Chars<'a> = std::iter::Peekable<std::str::Chars<'a>>;
+
+/// Consumes `c` when it comes next.
+fn eat(chars: &mut Chars<'_>, c: char) -> bool {
+    chars.next_if_eq(&c).is_some()
+}
+
+/// After the first character `first` (`>` or `<`) of a redirection operator: consumes the rest
+/// of the operator (`>>`, `>&`, `>|`, `<<`, `<<-`, `<<<`, `<&`, `<>`) and its target word.
+fn skip_redirection(first: char, chars: &mut Chars<'_>) {
+    if first == '>' {
+        let _ = eat(chars, '>') || eat(chars, '&') || eat(chars, '|');
+    } else if eat(chars, '<') {
+        let _ = eat(chars, '<') || eat(chars, '-');
+    } else {
+        let _ = eat(chars, '&') || eat(chars, '>');
+    }
+    while chars.peek().is_some_and(|c| *c == ' ' || *c == '\t') {
+        chars.next();
+    }
+    // The target word, quotes included (`>"$LOG"`, `<<<'text'`).
+    let mut quote: Option<char> = None;
+    while let Some(&c) = chars.peek() {
+        match quote {
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c.is_whitespace()
+                || matches!(c, '|' | '&' | ';' | '(' | ')' | '<' | '>' | '`') =>
+            {
+                break;
+            }
+            None => {}
+        }
+        chars.next();
+    }
 }
 
 fn first_word(segment: &str) -> Option<String> {
@@ -257,6 +320,33 @@ mod tests {
             command_words("if echo \"$CMD\" | grep -qiE 'rm|sudo|mkfs'; then x-prog; fi"),
             ["echo", "grep", "x-prog", "fi"]
         );
+    }
+
+    #[test]
+    fn redirections_are_read_as_the_shell_reads_them() {
+        let script = "if true; then\n  echo \"nope\" >&2\n  exit 2\nfi";
+        assert_eq!(command_words(script), ["true", "echo", "exit", "fi"]);
+        let cases: &[(&str, &[&str])] = &[
+            ("echo x 2>&1 | grep y", &["echo", "grep"]),
+            ("cmd &>/dev/null; next", &["cmd", "next"]),
+            ("cmd &>> log && next", &["cmd", "next"]),
+            ("cmd >| out.txt", &["cmd"]),
+            ("read line <&0", &["read"]),
+            ("grep -q x <<< \"$INPUT\" && ok", &["grep", "ok"]),
+            ("cat <<<word", &["cat"]),
+            ("jq . 2> err.log >out.json", &["jq"]),
+            (">&2 echo nope", &["echo"]),
+            ("2>/dev/null rm -f x", &["rm"]),
+            ("cmd 3<> file", &["cmd"]),
+            ("cmd 1>&2 & other", &["cmd", "other"]),
+            ("x2>f", &["x2"]),
+            ("exec 3>&- ; done", &["exec", "done"]),
+        ];
+        for (script, words) in cases {
+            assert_eq!(&command_words(script), words, "{script}");
+        }
+        // A here-string has no body: the next line is a command again.
+        assert_eq!(command_words("cat <<< x\nls"), ["cat", "ls"]);
     }
 
     #[test]

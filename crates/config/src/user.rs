@@ -5,6 +5,7 @@
 //! settings:
 //!   snapshot: true            # inject the `snapshot` builtin into every agent (docs/design.md D17)
 //!   hooks_sandbox: true       # command hooks without `sandbox:` run sandboxed (docs/hooks.md)
+//!   trust_hooks: true         # agent files' command hooks run only once trusted (`tether hooks trust`)
 //!   hooks:                    # global hooks, after each agent file's own
 //!     pre_tool_use:
 //!       - matcher: shell
@@ -49,6 +50,8 @@ pub struct UserConfig {
     pub safety: Option<crate::agent::Safety>,
     /// `settings.hooks_sandbox`: the sandbox of command hooks that do not say.
     pub hooks_sandbox: crate::SandboxDefault,
+    /// `settings.trust_hooks`: an agent file's command hooks run only once trusted by hash.
+    pub trust_hooks: bool,
     /// Drop-ins that were skipped, and why.
     pub warnings: Vec<String>,
 }
@@ -68,6 +71,7 @@ struct RawSettings {
     safety: Option<Spanned<String>>,
     hooks: Option<RawHooks>,
     hooks_sandbox: Option<Spanned<serde_json::Value>>,
+    trust_hooks: Option<bool>,
 }
 
 /// Where Tether keeps its data (sessions, logs, memories): `$TETHER_HOME`, else
@@ -171,6 +175,11 @@ impl UserConfig {
                 );
             }
         }
+        let trust_hooks = raw
+            .settings
+            .as_ref()
+            .and_then(|s| s.trust_hooks)
+            .unwrap_or(false);
         let (snapshot, raw_hooks, raw_safety, raw_sandbox) =
             raw.settings.map_or((None, None, None, None), |s| {
                 (s.snapshot, s.hooks, s.safety, s.hooks_sandbox)
@@ -198,6 +207,7 @@ impl UserConfig {
             hooks,
             safety,
             hooks_sandbox,
+            trust_hooks,
             warnings: Vec::new(),
         })
     }

@@ -53,6 +53,9 @@ struct HookLine<'a> {
     /// `type: policy`: how many Cedar policies the set holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     policies: Option<usize>,
+    /// `trusted`, `untrusted (new)` or `untrusted (changed)`: the file's own command hooks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trust: Option<&'static str>,
 }
 
 /// Whether `entry` runs on the preempt lane (only `pre_tool_use` has one).
@@ -93,8 +96,16 @@ fn source_label(h: &HookSpec) -> String {
     }
 }
 
-fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookLine<'a> {
+fn line<'a>(
+    event: HookEvent,
+    entry: &'a MatcherEntry,
+    h: &'a HookSpec,
+    trust: &crate::trust::Review,
+) -> HookLine<'a> {
     HookLine {
+        trust: trust
+            .standing(event, entry, h)
+            .map(crate::trust::Standing::as_str),
         kind: h.type_name(),
         name: h.name.as_deref(),
         target: h.target(),
@@ -178,10 +189,11 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
 pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let file = common::load(&args.agent_file)?;
     let agent = common::pick_agent(&file, args.agent.as_deref())?;
-    let hooks = common::effective(agent, &args.hooks.to_cli_hooks(), &common::user_config()?);
+    let user = common::user_config()?;
+    let hooks = common::effective(agent, &args.hooks.to_cli_hooks(), &user);
     let registry = Arc::new(common::registry(Some(&file)));
     let cwd = common::current_dir()?;
-    common::executor(&hooks, Arc::clone(&registry), cwd, Vec::new())?;
+    common::executor(&hooks, Arc::clone(&registry), cwd.clone(), Vec::new())?;
     let shell = registry.shell();
     let shell_text = format!(
         "{} ({})",
@@ -193,6 +205,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
         }
     );
     let warnings = missing_program_warnings(&hooks, &file.dir);
+    let trust = crate::trust::Review::new(&args.agent_file, &cwd, &user)?;
 
     if args.json {
         let events: Vec<EventHooks<'_>> = HookEvent::ALL
@@ -202,7 +215,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 event: event.wire_name(),
                 hooks: dispatch_order(&hooks, event)
                     .into_iter()
-                    .flat_map(|entry| entry.hooks.iter().map(move |h| line(event, entry, h)))
+                    .flat_map(|entry| entry.hooks.iter().map(|h| line(event, entry, h, &trust)))
                     .collect(),
             })
             .collect();
@@ -258,6 +271,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.dialect != Dialect::DockerAgent {
                     attrs.push(format!("dialect={}", h.dialect.as_str()));
+                }
+                if let Some(standing) = trust.standing(event, entry, h) {
+                    attrs.push(standing.as_str().to_owned());
                 }
                 let at = h.origin.location();
                 if !at.is_empty() {

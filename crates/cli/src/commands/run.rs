@@ -72,10 +72,14 @@ pub(crate) fn working_dir(arg: Option<&PathBuf>) -> anyhow::Result<PathBuf> {
         .map_err(|e| user_error(format!("invalid `--working-dir {}`: {e}", dir.display())))
 }
 
+/// `--exec`, or a prompt on a non-terminal: one turn, nobody to ask.
+fn is_one_shot(args: &RunArgs) -> bool {
+    args.exec || (!std::io::stdin().is_terminal() && args.prompt.iter().any(|w| !w.is_empty()))
+}
+
 pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
     let prompt = args.prompt.join(" ");
-    let one_shot = args.exec || (!std::io::stdin().is_terminal() && !prompt.is_empty());
-    if !one_shot {
+    if !is_one_shot(&args) {
         return crate::interactive::run(args).await;
     }
     if prompt.trim().is_empty() {
@@ -172,6 +176,13 @@ pub(crate) async fn prepare(
         (None, Some(s)) if s.meta.working_dir.is_dir() => s.meta.working_dir.clone(),
         _ => working_dir(None)?,
     };
+    let gate = if is_one_shot(args) {
+        crate::trust::Gate::Refuse
+    } else {
+        crate::trust::Gate::Ask
+    };
+    let user = common::user_config()?;
+    crate::trust::check(&args.agent_file, &file, &dir, &user, args.trust_hooks, gate)?;
     let worktree = match (&args.worktree, &stored) {
         (Some(name), None) => {
             let wt = crate::worktree::create(&dir, name).await?;

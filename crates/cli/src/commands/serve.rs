@@ -43,7 +43,18 @@ struct CliFactory {
 
 impl Factory for CliFactory {
     fn load(&self, path: &Path) -> Result<AgentFile, String> {
-        common::load(path).map_err(|e| format!("{e:#}"))
+        let file = common::load(path).map_err(|e| format!("{e:#}"))?;
+        // Nobody to ask: untrusted command hooks keep the server from starting.
+        crate::trust::check(
+            path,
+            &file,
+            &self.working_dir,
+            &self.user,
+            self.common.trust_hooks,
+            crate::trust::Gate::Refuse,
+        )
+        .map_err(|e| format!("{e:#}"))?;
+        Ok(file)
     }
 
     fn build(&self, file: &AgentFile, spec: BuildSpec) -> Result<Runtime, String> {
