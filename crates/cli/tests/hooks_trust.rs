@@ -256,3 +256,18 @@ fn the_console_asks_once_and_a_yes_runs_the_hooks_for_this_session_only() {
     assert_eq!(runs(d), 1);
     assert_eq!(store(d), None);
 }
+
+#[test]
+fn serve_refuses_to_start_with_untrusted_hooks() {
+    let dir = project();
+    let d = dir.path();
+    let out = cli::tether(d)
+        .args(["serve", "mcp", "agent.yaml"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("tether hooks trust agent.yaml"), "{err}");
+    assert_eq!(runs(d), 0);
+}
