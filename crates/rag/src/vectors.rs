@@ -128,7 +128,8 @@ fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     let (b32, b_rest) = b.split_at(b.len() - b.len() % LANES);
     for (x, y) in a32.chunks_exact(LANES).zip(b32.chunks_exact(LANES)) {
         for l in 0..LANES {
-            acc[l] += i32::from(x[l]) * i32::from(y[l]);
+            // 127 * 127 fits an i16: a 16-bit multiply (SSE2 has one) then a widening add.
+            acc[l] += i32::from(i16::from(x[l]) * i16::from(y[l]));
         }
     }
     let tail: i32 = a_rest
