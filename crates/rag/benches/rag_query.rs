@@ -12,6 +12,8 @@
 //! Vectors are the fake embedding server's bags of words: their content does not change
 //! the cost of a dot product.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "benchmark set-up")]
+
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 
