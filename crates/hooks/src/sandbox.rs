@@ -64,11 +64,10 @@ pub(crate) fn build(
     };
     let sandbox = Sandbox::new(policy);
     sandbox.check_kernel().map_err(|e| {
-        Box::new(
-            Diagnostic::new(spec.origin.clone(), format!("hook sandbox: {e}")).with_hint(
-                "`sandbox: best_effort` runs with what the kernel offers; `sandbox: false` runs without",
-            ),
-        )
+        Box::new(Diagnostic::new(
+            spec.origin.clone(),
+            format!("hook sandbox: {e}"),
+        ))
     })?;
     Ok(Some(Arc::new(sandbox)))
 }
