@@ -16,7 +16,7 @@ use tether_test_support::cli;
 const PROBE: &str = r#"
 import json, os, socket, sys, time
 port = int(sys.argv[1])
-res = {"input": json.loads(sys.stdin.read())}
+res = {"input": json.loads(sys.stdin.readline())}
 def attempt(name, f):
     try:
         f()
@@ -40,7 +40,12 @@ res["forks"] = len(pids)
 for p in pids:
     os.kill(p, 9)
 attempt("write_allowed", lambda: open("logs/report", "w").write("fine"))
-print("probe " + json.dumps(res))
+report = "probe " + json.dumps(res)
+if len(sys.argv) > 3:
+    # Persistent: one JSON line per Input line.
+    print(json.dumps({"hook_specific_output": {"additional_context": report}}), flush=True)
+else:
+    print(report)
 "#;
 
 struct World {
@@ -50,6 +55,11 @@ struct World {
 }
 
 fn world(sandbox: &str) -> World {
+    world_of(sandbox, false)
+}
+
+/// With `persistent`, the probe runs as a persistent hook (and answers one line).
+fn world_of(sandbox: &str, persistent: bool) -> World {
     let dir = TempDir::new().unwrap();
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join("home/.ssh")).unwrap();
@@ -59,15 +69,19 @@ fn world(sandbox: &str) -> World {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    let hook = format!(
+    let mut hook = format!(
         "/usr/bin/python3 probe.py {port} {}/elsewhere",
         root.display()
     );
-    let sandbox_line = if sandbox.is_empty() {
+    let mut sandbox_line = if sandbox.is_empty() {
         String::new()
     } else {
         format!("\n            sandbox: {sandbox}")
     };
+    if persistent {
+        hook.push_str(" persistent");
+        sandbox_line.push_str("\n            persistent: true");
+    }
     std::fs::write(
         root.join("agent.yaml"),
         format!(
@@ -196,4 +210,41 @@ fn the_user_default_sandboxes_hooks_that_do_not_say() {
     assert_eq!(r["tcp"], "PermissionError", "{r}");
     assert_eq!(connections(&w.listener), 0);
     assert!(r["input"]["sandbox"].is_string());
+}
+
+#[test]
+fn a_persistent_hook_is_sandboxed_by_default_and_fails_closed_the_same() {
+    let w = world_of("", true);
+    let config = w.root.join(".config/tether");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.yaml"),
+        "settings:\n  hooks_sandbox: true\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(w.root.join("logs")).unwrap();
+    let out = fire(&w, &[]);
+    assert!(out.status.success(), "{out:?}");
+    let r = result(&out);
+    assert_eq!(r["write_allowed"], "PermissionError", "{r}");
+    assert_eq!(r["read_key"], "PermissionError", "{r}");
+    assert_eq!(r["tcp"], "PermissionError", "{r}");
+    assert_eq!(connections(&w.listener), 0);
+    assert!(r["input"]["sandbox"].is_string(), "{r}");
+
+    let missing = [("TETHER_SANDBOX_SIMULATE_LANDLOCK_ABI", "0")];
+    let w = world_of("true", true);
+    let out = fire(&w, &missing);
+    assert!(!out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("the hook sandbox needs Landlock ABI 3"),
+        "{stderr}"
+    );
+
+    let w = world_of("{best_effort: true, write: [./logs], processes: 8}", true);
+    let out = fire(&w, &missing);
+    assert!(out.status.success(), "{out:?}");
+    assert_stopped(&w, &out);
+    assert_eq!(result(&out)["write_allowed"], "ok");
 }

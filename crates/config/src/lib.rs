@@ -54,11 +54,11 @@ pub use model::{
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
 pub use policy::{POLICY_EVENTS, PolicyHook};
+pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
 pub use sandbox::{
     HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
     SandboxProfile,
 };
-pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -181,6 +181,8 @@ mod tests {
                 cap: 0,
                 header: "test".into(),
             },
+            direct: None,
+            sandbox: None,
         }
     }
 

@@ -17,7 +17,10 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
+use crate::direct::{self, Prepared};
 use crate::reaper;
+use crate::run::Direct;
+use crate::sandbox::{Prepared as Sandboxed, Sandbox};
 
 /// Bytes of stderr kept in memory for error messages.
 const TAIL_BYTES: usize = 8 * 1024;
@@ -48,6 +51,11 @@ pub struct ServiceSpec {
     pub env: Vec<(OsString, OsString)>,
     pub cwd: PathBuf,
     pub stderr: StderrLog,
+    /// `program` and `args` are `SHELL -c TEXT` and TEXT is a plain word list: exec the words
+    /// without the shell when that behaves the same (as [`crate::ExecSpec::direct`]).
+    pub direct: Option<Direct>,
+    /// Run inside this sandbox; one that cannot be set up is a spawn error.
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// A running service. Dropping it kills its process group.
@@ -60,6 +68,8 @@ pub struct Service {
     exited: Option<ExitStatus>,
     /// This service's [`crate::MARKER`] value, to find what it started when it stops.
     marker: OsString,
+    /// Kept for the child's lifetime: the sandbox's temporary directory and pids cgroup.
+    _sandboxed: Option<Arc<Sandboxed>>,
 }
 
 /// The last [`TAIL_BYTES`] of stderr.
@@ -108,31 +118,48 @@ impl Service {
                 spec.cwd.display()
             ));
         }
-        #[expect(clippy::disallowed_methods, reason = "tether-exec spawns every child")]
-        let mut cmd = tokio::process::Command::new(&spec.program);
-        cmd.args(&spec.args)
-            .current_dir(&spec.cwd)
-            .process_group(0)
-            .kill_on_drop(true)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if let Some(base) = &spec.base_env {
-            cmd.env_clear();
-            cmd.envs(base.iter().map(|(k, v)| (k, v)));
-        }
-        cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+        let sandboxed = spec
+            .sandbox
+            .as_ref()
+            .map(|s| s.prepare())
+            .transpose()
+            .map_err(|e| format!("sandbox: {e}"))?;
         let marker = reaper::new_marker();
-        cmd.env(reaper::MARKER, &marker);
+        let mut extra = vec![(OsString::from(reaper::MARKER), marker.clone())];
+        if let Some(s) = &sandboxed {
+            extra.push(("TMPDIR".into(), s.tmpdir.clone().into()));
+        }
+        let prepared = spec.direct.as_ref().and_then(|d| {
+            direct::prepare(
+                d.flavor,
+                &d.words,
+                &spec.cwd,
+                spec.base_env.as_deref(),
+                &spec.env,
+            )
+        });
         let mut own = reaper::own();
-        let mut child = cmd.spawn().map_err(|e| {
+        // A direct spawn that fails goes through the shell, whose error is the one to report.
+        let spawned = match prepared
+            .as_ref()
+            .map(|p| command(spec, Some(p), &extra, sandboxed.as_ref()).spawn())
+        {
+            Some(Ok(child)) => Ok(child),
+            Some(Err(_)) | None => command(spec, None, &extra, sandboxed.as_ref()).spawn(),
+        };
+        let mut child = spawned.map_err(|e| {
             let program = spec.program.to_string_lossy();
+            let place = if sandboxed.is_some() {
+                " (in the sandbox)"
+            } else {
+                ""
+            };
             match e.kind() {
                 std::io::ErrorKind::NotFound => format!("`{program}` not found"),
                 std::io::ErrorKind::PermissionDenied => {
-                    format!("`{program}` is not executable")
+                    format!("`{program}` is not executable{place}")
                 }
-                _ => format!("`{program}`: {e}"),
+                _ => format!("`{program}`: {e}{place}"),
             }
         })?;
         let pgid = child.id().and_then(|p| i32::try_from(p).ok());
@@ -156,6 +183,7 @@ impl Service {
                 stderr_task,
                 exited: None,
                 marker,
+                _sandboxed: sandboxed,
             },
             stdin,
             stdout,
@@ -240,6 +268,48 @@ impl Drop for Service {
     }
 }
 
+/// The command for the child: the plain command without its shell (`prepared`) or
+/// `program` with its environment, then `extra` variables on top.
+fn command(
+    spec: &ServiceSpec,
+    prepared: Option<&Prepared>,
+    extra: &[(OsString, OsString)],
+    sandboxed: Option<&Arc<Sandboxed>>,
+) -> tokio::process::Command {
+    #[expect(clippy::disallowed_methods, reason = "tether-exec spawns every child")]
+    let mut cmd = match prepared {
+        Some(p) => {
+            let mut cmd = tokio::process::Command::new(&p.program);
+            cmd.arg0(&p.arg0)
+                .args(&p.args)
+                .env_clear()
+                .envs(p.env.iter().map(|(k, v)| (k, v)));
+            cmd
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(&spec.program);
+            cmd.args(&spec.args);
+            if let Some(base) = &spec.base_env {
+                cmd.env_clear();
+                cmd.envs(base.iter().map(|(k, v)| (k, v)));
+            }
+            cmd.envs(spec.env.iter().map(|(k, v)| (k, v)));
+            cmd
+        }
+    };
+    cmd.envs(extra.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .process_group(0)
+        .kill_on_drop(true)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(s) = sandboxed {
+        crate::sandbox::install(&mut cmd, Arc::clone(s));
+    }
+    cmd
+}
+
 fn kill_group(pgid: Option<i32>, signal: rustix::process::Signal) {
     if let Some(pid) = pgid.and_then(rustix::process::Pid::from_raw) {
         // ESRCH (the group is already gone) is fine.
@@ -306,6 +376,8 @@ mod tests {
                 cap: 64,
                 header: "test".into(),
             },
+            direct: None,
+            sandbox: None,
         }
     }
 

@@ -22,8 +22,9 @@ pub(crate) enum Handler {
     /// The shell text, and its words when the shell can be skipped (a plain word list run by a
     /// shell whose start-up `tether-exec` reproduces).
     Command(String, Option<Direct>),
-    /// `persistent: true`: the shell text, run once per session through the pool.
-    Persistent(String),
+    /// `persistent: true`: the shell text (and its words, as for `Command`), run once per
+    /// session through the pool.
+    Persistent(String, Option<Direct>),
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
     Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
@@ -41,7 +42,7 @@ pub(crate) struct CompiledHook {
     pub(crate) cwd: PathBuf,
     pub(crate) env: HookEnv,
     pub(crate) dedupe_key: String,
-    /// The sandbox a command hook runs in.
+    /// The sandbox a command hook (persistent or not) runs in.
     pub(crate) sandbox: Option<Arc<tether_exec::sandbox::Sandbox>>,
 }
 
@@ -106,7 +107,9 @@ pub(crate) fn compile(
     opts: &ExecutorOptions,
 ) -> Result<CompiledHook, Box<Diagnostic>> {
     let handler = match &spec.kind {
-        HookKind::Command { command } if spec.persistent => Handler::Persistent(command.clone()),
+        HookKind::Command { command } if spec.persistent => {
+            Handler::Persistent(command.clone(), direct(registry, command))
+        }
         HookKind::Command { command } => {
             Handler::Command(command.clone(), direct(registry, command))
         }

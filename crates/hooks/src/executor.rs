@@ -428,12 +428,13 @@ impl Runner {
                 })
                 .await
             }
-            Handler::Persistent(command) => {
+            Handler::Persistent(command, direct) => {
                 let payload = payload.map_or(&b"{}"[..], |p| &p[..]);
                 self.persistent
                     .run(PersistentCall {
                         shell: self.registry.shell(),
                         command,
+                        direct: direct.as_ref(),
                         key: &hook.dedupe_key,
                         name,
                         cwd: &hook.cwd,
@@ -443,6 +444,7 @@ impl Runner {
                         payload,
                         timeout: hook.spec.timeout,
                         cancel,
+                        sandbox: hook.sandbox.as_ref(),
                     })
                     .await
             }
@@ -474,7 +476,7 @@ impl Runner {
         if hook.spec.strict_output
             && matches!(
                 hook.handler,
-                Handler::Command(..) | Handler::Persistent(_) | Handler::Http(_) | Handler::Mcp(_)
+                Handler::Command(..) | Handler::Persistent(..) | Handler::Http(_) | Handler::Mcp(_)
             )
         {
             strict_output::enforce(event, name, &mut outcome);
@@ -598,7 +600,7 @@ impl Payloads {
     ) -> Option<Arc<[u8]>> {
         if !matches!(
             hook.handler,
-            Handler::Command(..) | Handler::Persistent(_) | Handler::Http(_)
+            Handler::Command(..) | Handler::Persistent(..) | Handler::Http(_)
         ) {
             return None;
         }

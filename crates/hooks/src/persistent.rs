@@ -16,7 +16,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use tether_exec::{LineError, LineService, ServiceSpec, Shell, StderrLog};
+use tether_exec::sandbox::Sandbox;
+use tether_exec::{Direct, LineError, LineService, ServiceSpec, Shell, StderrLog};
 use tokio_util::sync::CancellationToken;
 
 use crate::command_runner::{OUTPUT_CAP, duration_text};
@@ -40,6 +41,8 @@ pub(crate) struct PersistentPool {
 pub(crate) struct PersistentCall<'a> {
     pub(crate) shell: &'a Shell,
     pub(crate) command: &'a str,
+    /// The words to exec without the shell, when `command` allows it.
+    pub(crate) direct: Option<&'a Direct>,
     /// Processes are shared by hooks with the same key (the same definition on several events).
     pub(crate) key: &'a str,
     pub(crate) name: &'a str,
@@ -51,6 +54,8 @@ pub(crate) struct PersistentCall<'a> {
     pub(crate) payload: &'a [u8],
     pub(crate) timeout: Duration,
     pub(crate) cancel: &'a CancellationToken,
+    /// The process runs in it, and each Input line says so (as a command hook's Input).
+    pub(crate) sandbox: Option<&'a Arc<Sandbox>>,
 }
 
 impl PersistentPool {
@@ -74,8 +79,12 @@ impl PersistentPool {
                 }
             },
         };
+        let tagged = call
+            .sandbox
+            .map(|s| crate::sandbox::tag_input(call.payload, s));
+        let payload = tagged.as_deref().unwrap_or(call.payload);
         let answer = process
-            .call(call.payload, call.timeout, OUTPUT_CAP, Some(call.cancel))
+            .call(payload, call.timeout, OUTPUT_CAP, Some(call.cancel))
             .await;
         let line = match answer {
             Ok(line) => line,
@@ -148,6 +157,8 @@ fn spec(call: &PersistentCall<'_>) -> ServiceSpec {
             cap: 0,
             header: call.name.to_owned(),
         },
+        direct: call.direct.cloned(),
+        sandbox: call.sandbox.cloned(),
     }
 }
 

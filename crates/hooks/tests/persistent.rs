@@ -284,3 +284,92 @@ async fn nothing_the_process_started_survives_its_session() {
         []
     );
 }
+
+/// Tries, for each line, to read the fake key and to write outside and inside its paths;
+/// answers with what happened and the Input's `sandbox` field.
+const PROBE: &str = r#"#!/usr/bin/env python3
+import json, os, sys
+for line in sys.stdin:
+    event = json.loads(line)
+    res = {"sandbox": event.get("sandbox"), "pid": os.getpid()}
+    def attempt(name, f):
+        try:
+            f()
+            res[name] = "ok"
+        except Exception as e:
+            res[name] = type(e).__name__
+    attempt("read_key", lambda: open(os.environ["HOME"] + "/.ssh/id_ed25519").read())
+    attempt("write_outside", lambda: open(os.environ["OUTSIDE"] + "/stolen", "w").write("x"))
+    attempt("write_allowed", lambda: open("out/report", "a").write("fine\n"))
+    print(json.dumps({"hook_specific_output": {"additional_context": json.dumps(res)}}), flush=True)
+"#;
+
+/// A persistent probe on `pre_tool_use` with `sandbox`, its HOME holding a fake key.
+fn sandboxed(sandbox: &str) -> (TempDir, PathBuf, Executor) {
+    let dir = TempDir::new().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("home/.ssh")).unwrap();
+    std::fs::write(root.join("home/.ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+    std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+    let script = root.join("probe.py");
+    std::fs::write(&script, PROBE).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let yaml = format!(
+        "agents:\n  root:\n    hooks:\n      pre_tool_use:\n        - hooks: [{{type: command, command: {}, persistent: true, sandbox: {sandbox}}}]\n",
+        script.display()
+    );
+    let file = load_str(&yaml, "t.yaml", Path::new(".")).unwrap_or_else(|e| panic!("{e}"));
+    let config: HooksConfig = file.agents[0].hooks.clone();
+    let shell = Shell::detect(None, std::env::var("PATH").ok().as_deref());
+    let mut opts = ExecutorOptions::new(&root);
+    let mut env: Vec<(std::ffi::OsString, std::ffi::OsString)> =
+        std::env::vars_os().filter(|(k, _)| k != "HOME").collect();
+    env.push(("HOME".into(), root.join("home").into()));
+    env.push(("OUTSIDE".into(), root.join("elsewhere").into()));
+    opts.base_env = Some(env.into());
+    let exec = Executor::new(&config, Arc::new(Registry::new(shell)), opts);
+    match exec {
+        Ok(exec) => (dir, root, exec),
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+async fn probe(exec: &Executor) -> serde_json::Value {
+    let input = HookInput {
+        session_id: "s1".into(),
+        tool_name: "shell".into(),
+        tool_input: json!({ "cmd": "ls" }).as_object().cloned(),
+        ..HookInput::default()
+    };
+    let r = exec
+        .dispatch(
+            HookEvent::PreToolUse,
+            Lane::Default,
+            input,
+            &CancellationToken::new(),
+        )
+        .await;
+    let context = &r.additional_context;
+    serde_json::from_str(context).unwrap_or_else(|e| panic!("{e}: {context}"))
+}
+
+#[tokio::test]
+async fn a_sandboxed_persistent_hook_cannot_read_the_key_or_write_outside_its_paths() {
+    let (_dir, root, exec) = sandboxed("{write: [out]}");
+    let first = probe(&exec).await;
+    let second = probe(&exec).await;
+    for r in [&first, &second] {
+        assert_eq!(r["read_key"], "PermissionError", "{r}");
+        assert_eq!(r["write_outside"], "PermissionError", "{r}");
+        assert_eq!(r["write_allowed"], "ok", "{r}");
+        let sandbox = r["sandbox"].as_str().unwrap_or_else(|| panic!("{r}"));
+        assert!(sandbox.starts_with("landlock+seccomp+"), "{r}");
+    }
+    assert_eq!(first["pid"], second["pid"], "one process for both lines");
+    assert!(!root.join("elsewhere/stolen").exists());
+    assert_eq!(
+        std::fs::read_to_string(root.join("out/report")).unwrap(),
+        "fine\nfine\n"
+    );
+    exec.shutdown(Duration::from_secs(1)).await;
+}

@@ -200,6 +200,8 @@ fn stdio_spec(
         env: vars,
         cwd,
         stderr: ctx.stderr.clone(),
+        direct: None,
+        sandbox: None,
     })
 }
 
