@@ -35,6 +35,8 @@ pub struct Toolset {
     pub model: Option<String>,
     /// `type: mcp`: the server.
     pub mcp: Option<McpServer>,
+    /// `type: lsp`: the language server.
+    pub lsp: Option<crate::LspServer>,
     /// `type: script`: its named commands, in file order.
     pub scripts: Vec<Script>,
     /// `type: memory`: the database file (relative to the working directory).
@@ -142,6 +144,7 @@ impl Toolset {
             toon: Vec::new(),
             model: None,
             mcp: None,
+            lsp: None,
             scripts: Vec::new(),
             path: None,
             timeout: None,
@@ -204,10 +207,11 @@ pub enum ToolsetKind {
     OpenApi,
     ModelPicker,
     BackgroundAgents,
+    Lsp,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -221,11 +225,12 @@ impl ToolsetKind {
         Self::OpenApi,
         Self::ModelPicker,
         Self::BackgroundAgents,
+        Self::Lsp,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 13] = {
-        let mut names = [""; 13];
+    pub const NAMES: [&'static str; 14] = {
+        let mut names = [""; 14];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -249,6 +254,7 @@ impl ToolsetKind {
             Self::OpenApi => "openapi",
             Self::ModelPicker => "model_picker",
             Self::BackgroundAgents => "background_agents",
+            Self::Lsp => "lsp",
         }
     }
 
@@ -283,6 +289,23 @@ impl ToolsetKind {
             ],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
             Self::ModelPicker => &["change_model", "revert_model"],
+            Self::Lsp => &[
+                "lsp_workspace",
+                "lsp_hover",
+                "lsp_definition",
+                "lsp_references",
+                "lsp_document_symbols",
+                "lsp_workspace_symbols",
+                "lsp_diagnostics",
+                "lsp_rename",
+                "lsp_code_actions",
+                "lsp_format",
+                "lsp_call_hierarchy",
+                "lsp_type_hierarchy",
+                "lsp_implementations",
+                "lsp_signature_help",
+                "lsp_inlay_hints",
+            ],
             Self::BackgroundAgents => &[
                 "run_background_agent",
                 "list_background_agents",
@@ -298,9 +321,8 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 17] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 16] = [
     "mcp_catalog",
-    "lsp",
     "a2a",
     "open_url",
     "rag",
