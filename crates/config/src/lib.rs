@@ -11,6 +11,7 @@ mod effective;
 mod evaluator;
 mod hooks;
 mod load;
+mod lsp;
 mod mcp;
 mod model;
 mod permissions;
@@ -44,6 +45,7 @@ pub use hooks::{
     MODEL_HOOK_SCHEMAS, Matcher, MatcherEntry, OnError, env_references, expand_env,
 };
 pub use load::{load_file, load_str};
+pub use lsp::LspServer;
 pub use mcp::{
     Backoff, DEFAULT_STARTUP_TIMEOUT, Lifecycle, LifecycleProfile, McpServer, McpTransport,
     RemoteTransport, Restart, parse_go_duration,

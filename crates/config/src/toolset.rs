@@ -35,6 +35,8 @@ pub struct Toolset {
     pub model: Option<String>,
     /// `type: mcp`: the server.
     pub mcp: Option<McpServer>,
+    /// `type: lsp`: the language server.
+    pub lsp: Option<crate::LspServer>,
     /// `type: script`: its named commands, in file order.
     pub scripts: Vec<Script>,
     /// `type: memory`: the database file (relative to the working directory).
@@ -146,6 +148,7 @@ impl Toolset {
             toon: Vec::new(),
             model: None,
             mcp: None,
+            lsp: None,
             scripts: Vec::new(),
             path: None,
             timeout: None,
@@ -226,10 +229,11 @@ pub enum ToolsetKind {
     OpenUrl,
     Webhook,
     Rag,
+    Lsp,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 21] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -250,11 +254,12 @@ impl ToolsetKind {
         Self::OpenUrl,
         Self::Webhook,
         Self::Rag,
+        Self::Lsp,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 20] = {
-        let mut names = [""; 20];
+    pub const NAMES: [&'static str; 21] = {
+        let mut names = [""; 21];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -285,6 +290,7 @@ impl ToolsetKind {
             Self::OpenUrl => "open_url",
             Self::Webhook => "webhook",
             Self::Rag => "rag",
+            Self::Lsp => "lsp",
         }
     }
 
@@ -319,6 +325,23 @@ impl ToolsetKind {
             ],
             Self::Todo => &["create_todo", "create_todos", "update_todos", "list_todos"],
             Self::ModelPicker => &["change_model", "revert_model"],
+            Self::Lsp => &[
+                "lsp_workspace",
+                "lsp_hover",
+                "lsp_definition",
+                "lsp_references",
+                "lsp_document_symbols",
+                "lsp_workspace_symbols",
+                "lsp_diagnostics",
+                "lsp_rename",
+                "lsp_code_actions",
+                "lsp_format",
+                "lsp_call_hierarchy",
+                "lsp_type_hierarchy",
+                "lsp_implementations",
+                "lsp_signature_help",
+                "lsp_inlay_hints",
+            ],
             Self::BackgroundAgents => &[
                 "run_background_agent",
                 "list_background_agents",
@@ -340,9 +363,8 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 10] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
     "mcp_catalog",
-    "lsp",
     "a2a",
     "tasks",
     "file",

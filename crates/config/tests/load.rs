@@ -293,7 +293,7 @@ fn references_to_agents_models_and_toolsets_are_checked() {
         [
             "agent.yaml:3:12: agents.root.model: unknown model `fast`",
             "agent.yaml:4:18: agents.root.sub_agents[0]: unknown agent `helper` (agents: root)",
-            "agent.yaml:6:15: agents.root.toolsets[0].type: toolset type `lsp` is not supported yet",
+            "agent.yaml:6:9: agents.root.toolsets[0]: lsp toolset requires a command to be set",
             "agent.yaml:8:17: agents.root.toolsets[1].tools[0]: unknown tool `read_fil` in a `filesystem` toolset",
             "agent.yaml:10:16: agents.root.toolsets[2].safer: safer can only be used with type 'shell'",
         ]

@@ -399,8 +399,11 @@ impl<'a> Builder<'a> {
         extras: &mut Extras,
     ) -> Result<(Toolbox, Vec<tether_tools::Skill>), SetupError> {
         let mut slots = Vec::new();
-        for toolset in &agent.toolsets {
-            if let Some(slot) = self.slot(file, name, toolset, extras)? {
+        for (toolset, lsp) in crate::lsp::first_of_each(&agent.toolsets) {
+            if let Some(mut slot) = self.slot(file, name, toolset, extras)? {
+                if lsp {
+                    slot = crate::lsp::merged(slot, agent, self.opts, &mut extras.system_prompt);
+                }
                 slots.push(slot);
             }
         }

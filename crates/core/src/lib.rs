@@ -22,6 +22,7 @@ mod household;
 mod interaction;
 mod ladder;
 mod loop_detector;
+mod lsp;
 mod mcp;
 mod mcp_host;
 mod model_picker;

@@ -49,6 +49,7 @@ impl Runtime {
         session_id: &str,
     ) -> Result<Arc<View>, StopReason> {
         self.read_openapi_documents(agent, session_id).await;
+        self.start_language_servers(agent, session_id).await;
         let servers: Vec<&Arc<McpServer>> = agent.toolbox.servers().collect();
         if servers.is_empty() {
             return Ok(agent.toolbox.refresh_view());
@@ -139,6 +140,7 @@ impl Runtime {
             .filter(|s| seen.insert(Arc::as_ptr(s)))
             .collect();
         futures::future::join_all(servers.iter().map(|s| s.stop())).await;
+        self.stop_language_servers().await;
     }
 }
 

@@ -29,6 +29,8 @@ pub(crate) enum Source {
     Mcp(Arc<McpServer>),
     /// `type: openapi`: no tools until its document was read.
     OpenApi(Arc<OpenApiToolset>),
+    /// Every `type: lsp` toolset of the agent, in the slot of the first.
+    Lsp(Arc<tether_lsp::LspToolset>),
 }
 
 /// One `toolsets:` entry.
@@ -77,14 +79,21 @@ impl Slot {
     pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
         match &self.source {
             Source::Mcp(s) => Some(s),
-            Source::Builtin(_) | Source::OpenApi(_) => None,
+            Source::Builtin(_) | Source::OpenApi(_) | Source::Lsp(_) => None,
         }
     }
 
     pub(crate) fn openapi(&self) -> Option<&Arc<OpenApiToolset>> {
         match &self.source {
             Source::OpenApi(d) => Some(d),
-            Source::Builtin(_) | Source::Mcp(_) => None,
+            Source::Builtin(_) | Source::Mcp(_) | Source::Lsp(_) => None,
+        }
+    }
+
+    pub(crate) fn lsp(&self) -> Option<&Arc<tether_lsp::LspToolset>> {
+        match &self.source {
+            Source::Lsp(set) => Some(set),
+            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) => None,
         }
     }
 }
@@ -259,6 +268,10 @@ impl Toolbox {
         self.slots.iter().filter_map(Slot::openapi)
     }
 
+    pub(crate) fn lsps(&self) -> impl Iterator<Item = &Arc<tether_lsp::LspToolset>> {
+        self.slots.iter().filter_map(Slot::lsp)
+    }
+
     pub(crate) fn view(&self) -> Arc<View> {
         Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -272,6 +285,7 @@ impl Toolbox {
         self.servers()
             .map(|s| s.generation())
             .chain(self.openapis().map(|d| u64::from(d.loaded())))
+            .chain(self.lsps().map(|l| l.generation()))
             .chain([activated])
             .collect()
     }
@@ -304,6 +318,7 @@ impl Toolbox {
             let tools: Vec<Arc<dyn Tool>> = match &slot.source {
                 Source::Builtin(tools) => tools.clone(),
                 Source::OpenApi(doc) => doc.tools(),
+                Source::Lsp(set) => set.tools(),
                 Source::Mcp(server) => {
                     let original = server.instructions();
                     if server.generation() > 0

@@ -53,6 +53,31 @@ pub fn npm_bin(name: &str) -> PathBuf {
     deps().join("node/node_modules/.bin").join(name)
 }
 
+/// A language server's entry point (`pyright-langserver`, `typescript-language-server`,
+/// `bash-language-server`; each takes `--stdio`).
+pub fn lsp_bin(name: &str) -> PathBuf {
+    deps().join("lsp/node_modules/.bin").join(name)
+}
+
+/// The processes of process group `pgid` still alive (zombies excluded), from `/proc`.
+pub fn group_members(pgid: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                return false;
+            };
+            // `pid (comm) state ppid pgrp …`: comm may hold spaces, so split after its `)`.
+            let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            fields.first() != Some(&"Z") && fields.get(2) == Some(&pgid.to_string().as_str())
+        })
+        .collect()
+}
+
 /// A free port on 127.0.0.1 (for servers that cannot bind port 0 and tell).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")

@@ -69,8 +69,10 @@ pub fn build_toolset_with(
         // document, once read; `user_prompt` asks the user, `model_picker` switches the
         // agent's model and `background_agents` runs sub-agents, so the runtime provides them;
         // `rag` searches with the runtime's embedding models (tether-rag).
+        // `lsp` tools come from tether-lsp, over every language server of the agent.
         ToolsetKind::Mcp
         | ToolsetKind::Rag
+        | ToolsetKind::Lsp
         | ToolsetKind::UserPrompt
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker

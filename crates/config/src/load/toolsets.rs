@@ -150,6 +150,7 @@ impl Validator<'_> {
         } else {
             None
         };
+        let lsp = self.lsp_toolset(path, kind, &origin, &mut t);
         let mcp = if kind == ToolsetKind::Mcp {
             self.mcp_toolset(path, &origin, &mut t, defs)
         } else {
@@ -257,12 +258,12 @@ impl Validator<'_> {
         if !env.is_empty()
             && !matches!(
                 kind,
-                ToolsetKind::Shell | ToolsetKind::Mcp | ToolsetKind::Script
+                ToolsetKind::Shell | ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Lsp
             )
         {
             self.error(
                 origin.clone(),
-                "env can only be used with type 'shell', 'script' or 'mcp'",
+                "env can only be used with type 'shell', 'script', 'mcp' or 'lsp'",
             );
         }
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
@@ -297,13 +298,17 @@ impl Validator<'_> {
             tools,
             safer,
             instruction,
-            env,
             name: name.map(|n| n.value),
             defer,
             readonly: t.readonly.is_some_and(|r| r.value),
             toon,
             model: t.model.map(|m| m.value),
             mcp: server,
+            lsp: lsp.map(|mut l| {
+                l.env.clone_from(&env);
+                l
+            }),
+            env,
             scripts,
             path: memory_path,
             timeout,

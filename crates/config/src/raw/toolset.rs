@@ -29,6 +29,7 @@ described! {
         /// stands for it.
         pub(crate) instruction: Option<String>,
         /// Shell: variables for commands. MCP: variables for the server (`${env.NAME}` expands).
+        /// LSP: variables for the language server (as written).
         pub(crate) env: Option<BTreeMap<String, Scalar>>,
         // Every toolset type.
         /// MCP: tools are exposed as `NAME_tool`; `NAME` is the server in `mcp:NAME:tool`.
@@ -48,9 +49,9 @@ described! {
         /// of a top-level `rag:` source.
         #[serde(rename = "ref")]
         pub(crate) reference: Option<Spanned<String>>,
-        /// MCP: the program of a stdio server.
+        /// MCP: the program of a stdio server. LSP: the language server.
         pub(crate) command: Option<Spanned<String>>,
-        /// MCP: the stdio server's arguments.
+        /// MCP: the stdio server's arguments. LSP: the language server's.
         pub(crate) args: Option<Spanned<Vec<Scalar>>>,
         /// MCP: a server over HTTP.
         pub(crate) remote: Option<Spanned<RawRemote>>,
@@ -61,6 +62,8 @@ described! {
         pub(crate) version: Option<Spanned<Scalar>>,
         /// MCP, `command` / `ref`: where the server runs (relative to the working directory).
         pub(crate) working_dir: Option<Spanned<String>>,
+        /// `type: lsp`: the file extensions the server takes (`[".py"]`); every file when not given.
+        pub(crate) file_types: Option<Spanned<Vec<Spanned<String>>>>,
         /// MCP: start timeout, call timeout and restarts.
         pub(crate) lifecycle: Option<Spanned<RawLifecycle>>,
         /// `type: fetch`, `api`, `openapi`: private and loopback addresses may be reached (refused
