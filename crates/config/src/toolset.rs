@@ -214,10 +214,11 @@ pub enum ToolsetKind {
     Environment,
     OpenUrl,
     Webhook,
+    Git,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -237,11 +238,12 @@ impl ToolsetKind {
         Self::Environment,
         Self::OpenUrl,
         Self::Webhook,
+        Self::Git,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 19] = {
-        let mut names = [""; 19];
+    pub const NAMES: [&'static str; 20] = {
+        let mut names = [""; 20];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -271,6 +273,7 @@ impl ToolsetKind {
             Self::Environment => "environment",
             Self::OpenUrl => "open_url",
             Self::Webhook => "webhook",
+            Self::Git => "git",
         }
     }
 
@@ -317,6 +320,13 @@ impl ToolsetKind {
             Self::Datetime => &["get_datetime"],
             Self::Environment => &["get_environment_info"],
             Self::Webhook => &["send_webhook"],
+            Self::Git => &[
+                "git_status",
+                "git_log",
+                "git_branches",
+                "git_show",
+                "git_blame",
+            ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:` or `api_config.name`; `open_url`'s from its `name`.
             Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::OpenUrl => &[],
@@ -325,7 +335,7 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 11] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 10] = [
     "mcp_catalog",
     "lsp",
     "a2a",
@@ -336,5 +346,4 @@ pub const UNSUPPORTED_TOOLSETS: [&str; 11] = [
     "plan",
     "session_context",
     "scheduler",
-    "git",
 ];
