@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One benchmark command: runs the benchmarks of issues 2–8 and of the MCP client, and prints
+# One benchmark command: runs the benchmarks of issues 2–8 and 26 and of the MCP client, and prints
 # one Markdown table of every performance goal next to the figure measured on this machine,
 # met or missed.
 #
@@ -47,6 +47,7 @@ run redact cargo bench -p tether-secrets --bench redact
 run classify cargo bench -p tether-shell-safety --bench classify
 run store cargo bench -p tether-store --bench store
 run mcp_client cargo bench -p tether-mcp --bench mcp_client
+run rag_query cargo bench -p tether-rag --bench rag_query
 
 # The 1 GiB run: a release `tether run` on the offline script model, shell tool, --yolo.
 peak_kib=""
@@ -79,6 +80,14 @@ fi
 if [ -x "$target/release/tether" ]; then
   run serve cargo bench -p tether-serve --bench serve
   python3 scripts/bench-acp-rss.py "$target/release/tether" >>"$logs/serve.log" 2>&1 || failed+=("acp_rss")
+fi
+
+# Hooks end to end in `tether run` (issue 26): ten tool calls, a no-op hook on pre_tool_use and
+# post_tool_use: a path to a script against executing it directly, and a persistent process.
+if [ -x "$target/release/tether" ]; then
+  echo "running hooks_e2e: scripts/bench-hooks-e2e.py" >&2
+  python3 scripts/bench-hooks-e2e.py "$target/release/tether" >"$logs/hooks_e2e.log" 2>&1 ||
+    failed+=("hooks_e2e")
 fi
 
 # redact_secrets end to end (issue 17): `tether hooks fire tool_response_transform` on a 20 MiB
@@ -191,6 +200,24 @@ for n in 1 10; do
     row "$goal" "-" ""
   fi
 done
+# End to end in `tether run` (issue 26): added time per hook call, from hooks_e2e.log.
+e2e() { awk -v k="$1" -v c="$2" '$1 == k { print $c; exit }' "$logs/hooks_e2e.log" 2>/dev/null; }
+script=$(e2e script 3) floor=$(e2e floor 2) shell=$(e2e shell 3) persistent=$(e2e persistent 3)
+goal="a hook that is a path to a script, end to end in \`tether run\` (ten tool calls, pre and post): ≤ 0.5 ms more per call than executing the script directly"
+if [ -n "$script" ] && [ -n "$floor" ]; then
+  row "$goal" "$(calc "+%.2f ms per hook call vs %.2f ms direct (%+.2f ms); through \`\$SHELL -c\`: +%.2f ms" \
+    "s, f, s - f, sh" -v s="$script" -v f="$floor" -v sh="$shell")" "$(ok "$script - $floor <= 0.5")"
+else
+  row "$goal" "-" ""
+fi
+goal="a persistent no-op hook, end to end in \`tether run\` (ten tool calls, pre and post): ≤ 0.2 ms per call"
+if [ -n "$persistent" ]; then
+  steady=$(e2e persistent_steady 2)
+  row "$goal" "+$persistent ms per hook call, its start and stop included (once running: ${steady:--} ms per call)" \
+    "$(ok "$persistent <= 0.2")"
+else
+  row "$goal" "-" ""
+fi
 b=$(mean_ns "pre_tool_use/dispatch_noop_builtin")
 row "dispatch to a no-op builtin: < 20 µs" \
   "${b:+$(calc "%.1f µs" "$b/1e3")}" "${b:+$(ok "$b < 20000")}"
@@ -349,6 +376,21 @@ for mode in api acp; do
     row "$goal" "-" ""
   fi
 done
+
+# RAG (issue 25): medians (p50) over 100,000 chunks of real text; 384-dimension vectors.
+median_ns() {
+  local d
+  d=$(dir_of "$1")
+  [ -n "$d" ] && jq -r '.median.point_estimate' "$d/estimates.json" 2>/dev/null
+}
+v=$(median_ns "rag_query_100k/vectors/contiguous")
+s=$(median_ns "rag_query_100k/vectors/sqlite_every_row")
+row "RAG vector query over 100,000 chunks of 384 dimensions: <= 10 ms p50" \
+  "${v:+$(calc "%.2f ms (docker-agent's read-every-row loop: %.0f ms)" "v/1e6, s/1e6" -v v="$v" -v s="${s:-0}")}" \
+  "${v:+$(ok "$v <= 10e6")}"
+m=$(median_ns "rag_query_100k/bm25")
+row "RAG bm25 query over the same 100,000 chunks (no goal; shown for scale)" \
+  "${m:+$(calc "%.2f ms" "m/1e6")}" "${m:+1}"
 
 # Bounded memory (issue 8).
 if [ -n "$peak_kib" ]; then

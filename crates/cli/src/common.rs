@@ -95,6 +95,7 @@ pub(crate) fn effective(
         cli,
         InjectOptions {
             snapshot: user.snapshot,
+            hooks_sandbox: user.hooks_sandbox,
         },
     )
 }

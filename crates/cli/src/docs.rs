@@ -125,6 +125,8 @@ pub(crate) fn hooks_md() -> String {
 | `hook_specific_output.transition` | `{\"action\": \"route\", \"agent\": NAME}` or `{\"action\": \"default\"}` (routing events: before_agent_run, after_agent_complete) |\n\n",
     );
     out.push_str(STRICT_AND_EVALUATORS);
+    out.push_str(PERSISTENT);
+    out.push_str(crate::docs_policy::POLICY_HOOKS);
     out.push_str("## Builtins\n\n| builtin | for | args | does |\n|---|---|---|---|\n");
     for b in CATALOG {
         let _ = writeln!(
@@ -166,6 +168,41 @@ With `strict_output: true`, a command, http or mcp hook's exit-0 stdout must be 
 - `routing_policy` (`before_agent_run`, `after_agent_complete`): `hook_specific_output.transition` is `{\"action\": \"route\", \"agent\": AGENT}` for the choice's route when its probability is at least `min_probability`, else `{\"action\": \"default\"}` (the agent's `routing.default_agent`); a failed call also gives `{\"action\": \"default\"}`, with a warning in `system_message`.
 
 ";
+
+/// `persistent: true` command hooks: the line protocol.
+const PERSISTENT: &str = r#"## Persistent hooks
+
+A command hook with `persistent: true` starts once per session, at its first event, and stays: Tether writes each event's Input to its stdin as one line of compact JSON and reads one line from its stdout as that event's Output, the same JSON object a command hook may print (`continue` / `stop_reason`, `decision: block` / `reason`, `hook_specific_output` with `permission_decision`, `updated_input`, `additional_context`, …); `{}` means no opinion. Answer each line with exactly one line, and flush it. A process costs one start per session instead of one per event.
+
+```yaml
+pre_tool_use:
+  - matcher: shell
+    hooks:
+      - {type: command, command: ./hooks/guard.py, persistent: true, timeout: 5}
+```
+
+```python
+#!/usr/bin/env python3
+import json, sys
+for line in sys.stdin:
+    event = json.loads(line)
+    answer = {}
+    cmd = (event.get("tool_input") or {}).get("cmd", "")
+    if event["hook_event_name"] == "pre_tool_use" and "rm -rf" in cmd:
+        answer = {"hook_specific_output": {"permission_decision": "deny",
+                  "permission_decision_reason": "no rm -rf"}}
+    print(json.dumps(answer), flush=True)
+```
+
+- One process per hook and session; the same definition on several events shares it (the Input's `hook_event_name` says which event). Calls to one process are serialised in event order.
+- `timeout` applies to each line. A timeout, a crash, a closed stdout, a line over 4 MiB or a line that is not a JSON object is that call's failure, with the event's usual meaning: `pre_tool_use` denies, elsewhere `on_error` decides. The process and its process group are killed, and the next event starts a new process.
+- There is no exit status per call: block with `decision: block` or `continue: false`, deny with `permission_decision: deny`.
+- What it writes to stderr is kept with the call it came during (the run's `stderr`); when it dies, its last stderr line is part of the error (`hook "NAME" exited with status 3 before answering: LINE`), which `--hook-log` records.
+- It runs with `$SHELL -c` in `working_dir`, in its own process group, with the hook's `env`, `TETHER_SESSION_ID` and `TETHER_PROJECT_DIR` (no `TETHER_HOOK_EVENT`: read `hook_event_name`).
+- At the end of its session, after the `session_end` hooks, its stdin is closed; it has the async-hook grace period to exit, then gets TERM, the grace period again, then KILL; what it started goes with it. A run that ends any other way kills it too.
+- `async: true` cannot be combined with it. `tether hooks check` marks such hooks `persistent`.
+
+"#;
 
 /// Where Tether behaves differently from docker-agent; the reasons are in docs/design.md.
 const DIFFERENCES: &str = "

@@ -6,6 +6,7 @@ mod commands;
 mod common;
 mod console;
 mod docs;
+mod docs_policy;
 mod elicit;
 mod external;
 mod interact;

@@ -88,6 +88,8 @@ impl CliHooks {
 pub struct InjectOptions {
     /// User setting `settings.snapshot: true` (docs/design.md D17).
     pub snapshot: bool,
+    /// User setting `settings.hooks_sandbox`: the sandbox of command hooks that do not say.
+    pub hooks_sandbox: crate::SandboxDefault,
 }
 
 fn injected(name: &str, args: Vec<String>, source: HookSource, why: &str) -> HookSpec {
@@ -185,6 +187,9 @@ pub fn effective_hooks(
             );
         }
     }
+    if opts.hooks_sandbox != crate::SandboxDefault::Off {
+        cfg.default_sandbox(&opts.hooks_sandbox.hook_sandbox());
+    }
     cfg
 }
 
@@ -240,7 +245,10 @@ mod tests {
             &a,
             &HooksConfig::default(),
             &CliHooks::default(),
-            InjectOptions { snapshot: true },
+            InjectOptions {
+                snapshot: true,
+                ..InjectOptions::default()
+            },
         );
         assert_eq!(
             listing(&cfg),

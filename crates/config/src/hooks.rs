@@ -62,11 +62,13 @@ pub enum HookKind {
         /// `mcp:SERVER:TOOL`, shown in logs and notices.
         target: String,
     },
+    /// Cedar policies evaluated in process (see `crate::policy`).
+    Policy(crate::policy::PolicyHook),
 }
 
 impl HookKind {
     /// The `type:` of a hook definition (`mcp_tool` is docker-agent's name of `mcp`).
-    pub const TYPE_NAMES: [&'static str; 7] = [
+    pub const TYPE_NAMES: [&'static str; 8] = [
         "command",
         "builtin",
         "model",
@@ -74,6 +76,7 @@ impl HookKind {
         "http",
         "mcp",
         "mcp_tool",
+        "policy",
     ];
 }
 
@@ -208,6 +211,11 @@ pub struct HookSpec {
     /// `strict_output: true`: stdout must be empty or one JSON Output object the event
     /// understands; anything else is a hook failure.
     pub strict_output: bool,
+    /// `persistent: true` (command hooks): one process per session answers every event, a
+    /// line of JSON in, a line out.
+    pub persistent: bool,
+    /// `command` hooks: `sandbox:` as written; `None` takes the user default.
+    pub sandbox: Option<crate::HookSandbox>,
     pub source: HookSource,
     pub origin: Origin,
 }
@@ -225,6 +233,8 @@ impl HookSpec {
             run_async: false,
             dialect: Dialect::DockerAgent,
             strict_output: false,
+            persistent: false,
+            sandbox: None,
             source,
             origin,
         }
@@ -260,6 +270,7 @@ impl HookSpec {
             HookKind::Evaluator { .. } => "evaluator",
             HookKind::Http { .. } => "http",
             HookKind::Mcp { .. } => "mcp",
+            HookKind::Policy(_) => "policy",
         }
     }
 
@@ -272,6 +283,7 @@ impl HookSpec {
             HookKind::Evaluator { evaluator, .. } => &evaluator.name,
             HookKind::Http { url, .. } => url,
             HookKind::Mcp { target, .. } => target,
+            HookKind::Policy(p) => &p.source,
         }
     }
 
@@ -441,6 +453,17 @@ impl HooksConfig {
         for entry in self.events.iter_mut().flatten() {
             for h in &mut entry.hooks {
                 h.source = source;
+            }
+        }
+    }
+
+    /// Gives every command hook without `sandbox:` this one.
+    pub fn default_sandbox(&mut self, sandbox: &crate::HookSandbox) {
+        for entry in self.events.iter_mut().flatten() {
+            for h in &mut entry.hooks {
+                if matches!(h.kind, HookKind::Command { .. }) && h.sandbox.is_none() {
+                    h.sandbox = Some(sandbox.clone());
+                }
             }
         }
     }

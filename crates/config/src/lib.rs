@@ -14,7 +14,10 @@ mod load;
 mod mcp;
 mod model;
 mod permissions;
+mod policy;
+mod rag;
 mod raw;
+mod sandbox;
 pub mod schema;
 mod suggest;
 mod toolset;
@@ -50,6 +53,12 @@ pub use model::{
     ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use policy::{POLICY_EVENTS, PolicyHook};
+pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
+pub use sandbox::{
+    HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
+    SandboxProfile,
+};
 pub use toolset::{ApiConfig, Defer, PostEdit, Script, Toolset, ToolsetKind, UNSUPPORTED_TOOLSETS};
 pub use upstream::upstream_fields;
 pub use user::{UserConfig, data_dir};

@@ -78,6 +78,8 @@ pub struct Toolset {
     pub models: Vec<String>,
     /// `type: webhook`: where `send_webhook` delivers.
     pub webhook: Option<crate::WebhookConfig>,
+    /// `type: rag` (or an agent's `rag:` entry): the source its tool searches.
+    pub rag: Option<std::sync::Arc<crate::rag::RagSource>>,
     pub origin: Origin,
 }
 
@@ -162,7 +164,16 @@ impl Toolset {
             escape_html: false,
             models: Vec::new(),
             webhook: None,
+            rag: None,
             origin: Origin::synthetic(kind.type_name()),
+        }
+    }
+
+    /// The toolset an agent's `rag: [NAME]` entry stands for.
+    pub fn of_rag(source: std::sync::Arc<crate::rag::RagSource>) -> Self {
+        Self {
+            rag: Some(source),
+            ..Self::of_kind(ToolsetKind::Rag)
         }
     }
 }
@@ -215,10 +226,11 @@ pub enum ToolsetKind {
     OpenUrl,
     Webhook,
     Git,
+    Rag,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 21] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -239,11 +251,12 @@ impl ToolsetKind {
         Self::OpenUrl,
         Self::Webhook,
         Self::Git,
+        Self::Rag,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 20] = {
-        let mut names = [""; 20];
+    pub const NAMES: [&'static str; 21] = {
+        let mut names = [""; 21];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -274,6 +287,7 @@ impl ToolsetKind {
             Self::OpenUrl => "open_url",
             Self::Webhook => "webhook",
             Self::Git => "git",
+            Self::Rag => "rag",
         }
     }
 
@@ -328,18 +342,18 @@ impl ToolsetKind {
                 "git_blame",
             ],
             // Known only once the server answers or the document is read, or from the
-            // toolset's `shell:` or `api_config.name`; `open_url`'s from its `name`.
-            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::OpenUrl => &[],
+            // toolset's `shell:`, `api_config.name` or the RAG source's tool name;
+            // `open_url`'s from its `name`.
+            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::OpenUrl | Self::Rag => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 10] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
     "mcp_catalog",
     "lsp",
     "a2a",
-    "rag",
     "tasks",
     "file",
     "background_jobs",

@@ -46,6 +46,8 @@ pub struct UserConfig {
     pub hooks: HooksConfig,
     /// `settings.safety`: the mode for agents that set none.
     pub safety: Option<crate::agent::Safety>,
+    /// `settings.hooks_sandbox`: the sandbox of command hooks that do not say.
+    pub hooks_sandbox: crate::SandboxDefault,
     /// Drop-ins that were skipped, and why.
     pub warnings: Vec<String>,
 }
@@ -64,6 +66,7 @@ struct RawSettings {
     snapshot: Option<bool>,
     safety: Option<Spanned<String>>,
     hooks: Option<RawHooks>,
+    hooks_sandbox: Option<Spanned<serde_json::Value>>,
 }
 
 /// Where Tether keeps its data (sessions, logs, memories): `$TETHER_HOME`, else
@@ -148,6 +151,7 @@ impl UserConfig {
             diags: Vec::new(),
             evaluators: Vec::new(),
             externals: Vec::new(),
+            rag: Vec::new(),
         };
         let permissions = raw
             .permissions
@@ -166,9 +170,17 @@ impl UserConfig {
                 );
             }
         }
-        let (snapshot, raw_hooks, raw_safety) = raw
-            .settings
-            .map_or((None, None, None), |s| (s.snapshot, s.hooks, s.safety));
+        let (snapshot, raw_hooks, raw_safety, raw_sandbox) =
+            raw.settings.map_or((None, None, None, None), |s| {
+                (s.snapshot, s.hooks, s.safety, s.hooks_sandbox)
+            });
+        let hooks_sandbox = match raw_sandbox {
+            None => crate::SandboxDefault::Off,
+            Some(s) => crate::sandbox::parse_default(&s.value).unwrap_or_else(|e| {
+                v.error(v.origin(&s.referenced, "settings.hooks_sandbox"), e);
+                crate::SandboxDefault::Off
+            }),
+        };
         let safety = raw_safety.and_then(|s| v.safety("settings.safety", &s));
         let mut hooks = raw_hooks
             .map(|h| v.hooks("settings.hooks", h))
@@ -184,6 +196,7 @@ impl UserConfig {
             permissions,
             hooks,
             safety,
+            hooks_sandbox,
             warnings: Vec::new(),
         })
     }
@@ -223,6 +236,7 @@ fn drop_in(path: &Path) -> Result<HooksConfig, String> {
         diags: Vec::new(),
         evaluators: Vec::new(),
         externals: Vec::new(),
+        rag: Vec::new(),
     };
     let mut hooks = v.hooks("hooks", raw);
     if !v.diags.is_empty() {

@@ -1,5 +1,5 @@
-//! `type: http` hooks, `async: true` and model-hook prompt origins: what loads and every
-//! error, each pinned to `file:line:col`.
+//! `type: http` hooks, `async: true`, `persistent: true` and model-hook prompt origins: what
+//! loads and every error, each pinned to `file:line:col`.
 
 #![allow(clippy::unwrap_used, reason = "test helpers panic on purpose")]
 
@@ -137,4 +137,30 @@ fn allowed_env_takes_only_variable_names() {
             )]
         );
     }
+}
+
+#[test]
+fn persistent_loads_on_command_hooks_only_and_never_with_async() {
+    let yaml = agent(
+        "      pre_tool_use:\n        - hooks:\n            - {type: command, command: ./guard.py, persistent: true}\n            - {type: command, command: ./audit.sh, persistent: false}\n",
+    );
+    let file = load_str(&yaml, "agent.yaml", Path::new(".")).unwrap();
+    let hooks = &file.agents[0].hooks.entries(HookEvent::PreToolUse)[0].hooks;
+    assert_eq!((hooks[0].persistent, hooks[1].persistent), (true, false));
+    assert_eq!(
+        errors(&agent(
+            "      stop:\n        - {type: builtin, command: add_date, persistent: true}\n"
+        )),
+        [
+            "agent.yaml:6:58: agents.root.hooks.stop[0].persistent: `persistent` only applies to `type: command` hooks"
+        ]
+    );
+    assert_eq!(
+        errors(&agent(
+            "      stop:\n        - type: command\n          command: ./log.py\n          async: true\n          persistent: true\n"
+        )),
+        [
+            "agent.yaml:9:23: agents.root.hooks.stop[0].persistent: a persistent hook cannot be `async`"
+        ]
+    );
 }

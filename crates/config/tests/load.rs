@@ -118,7 +118,7 @@ fn unknown_key_inside_a_hook() {
         first(
             "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          comand: echo\n"
         ),
-        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy"
+        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy, persistent"
     );
 }
 
@@ -375,23 +375,6 @@ fn instruction_file_is_read_relative_to_the_agent_file() {
     .unwrap();
     let f = load_file(&dir.path().join("agent.yaml")).unwrap();
     assert_eq!(f.agents[0].instruction, "be brief");
-}
-
-#[test]
-fn rag_is_named_as_not_supported_yet_where_it_is_written() {
-    let e = errors("rag:\n  docs: {}\nagents:\n  root:\n    rag: [docs]\n");
-    assert_eq!(e.len(), 2, "{e:?}");
-    assert!(
-        e[0].starts_with("agent.yaml:2:3: rag: RAG (retrieval-augmented generation"),
-        "{}",
-        e[0]
-    );
-    assert!(e[0].contains("is not supported yet"), "{}", e[0]);
-    assert!(
-        e[1].starts_with("agent.yaml:5:10: agents.root.rag: RAG"),
-        "{}",
-        e[1]
-    );
 }
 
 #[test]

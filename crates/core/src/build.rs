@@ -310,11 +310,7 @@ impl<'a> Builder<'a> {
             compaction: self.opts.compaction && agent.session_compaction,
             compaction_provider,
             compaction_threshold,
-            safety: agent
-                .safety
-                .or(self.opts.default_safety)
-                .or(self.file.default_safety)
-                .unwrap_or_default(),
+            safety: self.safety(agent),
             routing: agent.routing.clone(),
             fallback,
             skills,
@@ -520,6 +516,7 @@ impl<'a> Builder<'a> {
                 instruct(&doc.instruction());
                 Source::OpenApi(Arc::new(doc))
             }
+            ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,
             ToolsetKind::ModelPicker => {
                 let described: Vec<(&str, Option<&str>)> = toolset
                     .models
@@ -591,6 +588,11 @@ impl<'a> Builder<'a> {
         skills
     }
 
+    fn safety(&self, agent: &Agent) -> tether_config::Safety {
+        let defaults = self.opts.default_safety.or(self.file.default_safety);
+        agent.safety.or(defaults).unwrap_or_default()
+    }
+
     /// The agent's hooks (its own, the user's, the flags') compiled, with its MCP servers for
     /// `type: mcp` hooks.
     fn executor(&self, agent: &Agent, toolbox: &Toolbox) -> Result<Executor, SetupError> {
@@ -603,6 +605,7 @@ impl<'a> Builder<'a> {
         );
         let mut exec_opts = ExecutorOptions::new(self.opts.working_dir.clone());
         exec_opts.observers.clone_from(&self.observers);
+        exec_opts.safety = self.safety(agent).as_str().to_owned();
         if !servers.is_empty() {
             exec_opts.mcp = Some(Arc::new(HookCaller {
                 servers,

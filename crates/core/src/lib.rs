@@ -30,6 +30,7 @@ mod models;
 mod outcome;
 mod persistence;
 mod queues;
+mod rag;
 mod response_cache;
 mod routing;
 mod run;

@@ -7,17 +7,21 @@
 //! always an [`ExecRecord`], never a panic: what a failure means is for the caller to decide.
 //! Tools may merge stderr into stdout (one pipe, as a terminal shows them) and spool huge
 //! output to a file, keeping memory bounded without killing the command. The files Tether
-//! keeps are private ([`private`]).
+//! keeps are private ([`private`]). A long-lived child is a [`Service`] (MCP servers) or a
+//! [`LineService`] (persistent hooks: a line in, a line out).
 
 mod direct;
+mod line;
 pub mod private;
 mod reaper;
 mod run;
+pub mod sandbox;
 mod service;
 mod shell;
 mod spool;
 
 pub use direct::ShellFlavor;
+pub use line::{LineError, LineService};
 pub use reaper::MARKER;
 pub use run::{Direct, ExecRecord, ExecSpec, Output, Stdin, run};
 pub use service::{Service, ServiceSpec, StderrLog};

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::direct::{self, Prepared, ShellFlavor};
 use crate::reaper;
+use crate::sandbox::{Prepared as Sandboxed, Sandbox};
 use crate::spool::{Spool, Spooler};
 
 /// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
@@ -66,6 +67,8 @@ pub struct ExecSpec {
     /// directly when that is sure to behave as the shell would (see `direct.rs`); otherwise,
     /// and whenever that spawn fails, run `program` as usual.
     pub direct: Option<Direct>,
+    /// Run inside this sandbox; a sandbox that cannot be set up is a spawn error.
+    pub sandbox: Option<Arc<Sandbox>>,
 }
 
 /// A plain command's words and the shell that would otherwise run them.
@@ -93,6 +96,7 @@ impl ExecSpec {
             merge_stderr: false,
             spool: None,
             direct: None,
+            sandbox: None,
         }
     }
 }
@@ -162,6 +166,17 @@ async fn run_unboxed(mut spec: ExecSpec) -> ExecRecord {
     let mut record = ExecRecord::default();
     let marker = reaper::new_marker();
     spec.env.push((reaper::MARKER.into(), marker.clone()));
+    let sandboxed = match spec.sandbox.as_ref().map(|s| s.prepare()).transpose() {
+        Ok(sandboxed) => sandboxed,
+        Err(e) => {
+            record.spawn_error = Some(format!("sandbox: {e}"));
+            record.duration = started.elapsed();
+            return record;
+        }
+    };
+    if let Some(s) = &sandboxed {
+        spec.env.push(("TMPDIR".into(), s.tmpdir.clone().into()));
+    }
     let prepared = spec.direct.as_ref().and_then(|d| {
         direct::prepare(
             d.flavor,
@@ -173,12 +188,15 @@ async fn run_unboxed(mut spec: ExecSpec) -> ExecRecord {
     });
     // A direct spawn that fails goes through the shell, whose error message and exit status
     // (126, 127, a script without `#!` run by the shell) are the ones to report.
-    let spawned = match prepared.as_ref().map(|p| spawn(&spec, Some(p))) {
+    let spawned = match prepared
+        .as_ref()
+        .map(|p| spawn(&spec, Some(p), sandboxed.as_ref()))
+    {
         Some(Ok(spawned)) => {
             record.direct = true;
             Ok(spawned)
         }
-        Some(Err(_)) | None => spawn(&spec, None),
+        Some(Err(_)) | None => spawn(&spec, None, sandboxed.as_ref()),
     };
     let (mut child, merged) = match spawned {
         Ok(spawned) => spawned,
@@ -202,6 +220,7 @@ async fn run_unboxed(mut spec: ExecSpec) -> ExecRecord {
 fn spawn(
     spec: &ExecSpec,
     prepared: Option<&Prepared>,
+    sandboxed: Option<&Arc<Sandboxed>>,
 ) -> Result<(Child, Option<Receiver>), String> {
     if !spec.cwd.is_dir() {
         return Err(format!(
@@ -247,6 +266,9 @@ fn spawn(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         None
     };
+    if let Some(s) = sandboxed {
+        crate::sandbox::install(&mut cmd, Arc::clone(s));
+    }
     // `cmd` (and with it our copies of the write ends) is dropped on return, so the reader
     // sees end of file once the child's group closes them.
     let mut own = reaper::own();
@@ -255,7 +277,12 @@ fn spawn(
         if e.kind() == std::io::ErrorKind::NotFound {
             format!("`{program}` not found")
         } else {
-            format!("`{program}`: {e}")
+            let place = if sandboxed.is_some() {
+                " (in the sandbox)"
+            } else {
+                ""
+            };
+            format!("`{program}`: {e}{place}")
         }
     })?;
     own.extend(child.id().and_then(|p| i32::try_from(p).ok()));

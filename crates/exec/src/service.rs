@@ -66,15 +66,25 @@ pub struct Service {
 #[derive(Debug, Default)]
 struct Tail {
     bytes: Vec<u8>,
+    /// Bytes pushed since the last [`Tail::take_fresh`] (at most [`TAIL_BYTES`] of them).
+    fresh: usize,
 }
 
 impl Tail {
     fn push(&mut self, data: &[u8]) {
         self.bytes.extend_from_slice(data);
+        self.fresh = (self.fresh + data.len()).min(TAIL_BYTES);
         if self.bytes.len() > 2 * TAIL_BYTES {
             let cut = self.bytes.len() - TAIL_BYTES;
             self.bytes.drain(..cut);
         }
+    }
+
+    /// What arrived since the last call (its last [`TAIL_BYTES`] when there was more).
+    fn take_fresh(&mut self) -> String {
+        let start = self.bytes.len().saturating_sub(self.fresh);
+        self.fresh = 0;
+        String::from_utf8_lossy(&self.bytes[start..]).into_owned()
     }
 
     fn text(&self) -> String {
@@ -163,6 +173,14 @@ impl Service {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .text()
+    }
+
+    /// What the child wrote to stderr since the last call (capped at the tail's size).
+    pub fn take_fresh_stderr(&self) -> String {
+        self.tail
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take_fresh()
     }
 
     /// The exit status, if the child has exited (non-blocking).

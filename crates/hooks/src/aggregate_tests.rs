@@ -35,6 +35,7 @@ fn run(outcome: Outcome) -> HookRun {
         error: None,
         verdict: verdict(&outcome),
         outcome,
+        policies: Vec::new(),
     }
 }
 

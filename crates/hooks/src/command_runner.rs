@@ -33,6 +33,7 @@ pub(crate) struct CommandRun<'a> {
     pub(crate) stdin: Arc<[u8]>,
     pub(crate) timeout: Duration,
     pub(crate) cancel: &'a CancellationToken,
+    pub(crate) sandbox: Option<&'a Arc<tether_exec::sandbox::Sandbox>>,
 }
 
 pub(crate) async fn run(cmd: CommandRun<'_>) -> Outcome {
@@ -42,7 +43,11 @@ pub(crate) async fn run(cmd: CommandRun<'_>) -> Outcome {
     spec.base_env = cmd.env.base.clone();
     spec.env = cmd.env.vars.clone();
     spec.env.extend(cmd.tether_env);
-    spec.stdin = Stdin::Bytes(cmd.stdin);
+    spec.stdin = Stdin::Bytes(match cmd.sandbox {
+        Some(s) => crate::sandbox::tag_input(&cmd.stdin, s),
+        None => cmd.stdin,
+    });
+    spec.sandbox = cmd.sandbox.cloned();
     spec.timeout = Some(cmd.timeout);
     spec.output_cap = OUTPUT_CAP;
     spec.drain_timeout = DRAIN_TIMEOUT;

@@ -14,6 +14,7 @@ use crate::executor::ExecutorOptions;
 use crate::http_hook::HttpHook;
 use crate::mcp_hook::McpHook;
 use crate::model_hook::ModelHook;
+use crate::policy_hook::PolicyHook;
 use crate::registry::{Builtin, HookEnv, ModelRunner, Registry};
 
 #[derive(Debug)]
@@ -21,11 +22,14 @@ pub(crate) enum Handler {
     /// The shell text, and its words when the shell can be skipped (a plain word list run by a
     /// shell whose start-up `tether-exec` reproduces).
     Command(String, Option<Direct>),
+    /// `persistent: true`: the shell text, run once per session through the pool.
+    Persistent(String),
     Builtin(Arc<dyn Builtin>),
     Model(ModelHook, Arc<dyn ModelRunner>),
     Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
     Mcp(McpHook),
+    Policy(PolicyHook),
     Unavailable(String),
 }
 
@@ -37,12 +41,17 @@ pub(crate) struct CompiledHook {
     pub(crate) cwd: PathBuf,
     pub(crate) env: HookEnv,
     pub(crate) dedupe_key: String,
+    /// The sandbox a command hook runs in.
+    pub(crate) sandbox: Option<Arc<tether_exec::sandbox::Sandbox>>,
 }
 
 fn dedupe_key(spec: &HookSpec) -> String {
     // docs/design.md, De-duplication key: type, command, args, env, working_dir, and model/prompt/schema; not timeout,
     // name or on_error.
     let kind = match &spec.kind {
+        HookKind::Command { command } if spec.persistent => {
+            format!("command\0{command}\0persistent")
+        }
         HookKind::Command { command } => format!("command\0{command}"),
         HookKind::Builtin { name } => format!("builtin\0{name}"),
         HookKind::Model {
@@ -66,6 +75,7 @@ fn dedupe_key(spec: &HookSpec) -> String {
             input,
             ..
         } => format!("mcp\0{server}\0{tool}\0{input:?}"),
+        HookKind::Policy(p) => format!("policy\0{}", p.text),
     };
     format!(
         "{kind}\0{:?}\0{:?}\0{:?}\0{:?}",
@@ -96,6 +106,7 @@ pub(crate) fn compile(
     opts: &ExecutorOptions,
 ) -> Result<CompiledHook, Box<Diagnostic>> {
     let handler = match &spec.kind {
+        HookKind::Command { command } if spec.persistent => Handler::Persistent(command.clone()),
         HookKind::Command { command } => {
             Handler::Command(command.clone(), direct(registry, command))
         }
@@ -153,6 +164,15 @@ pub(crate) fn compile(
                 "mcp hook: the agent has no MCP server `{server}` to call"
             )),
         },
+        HookKind::Policy(p) => match PolicyHook::compile(p, &opts.safety) {
+            Ok(hook) => Handler::Policy(hook),
+            Err(e) => {
+                return Err(Box::new(Diagnostic::new(
+                    spec.origin.clone(),
+                    format!("policy hook: {e}"),
+                )));
+            }
+        },
     };
     // Claude Code hooks find the project through CLAUDE_PROJECT_DIR; their own `env` wins.
     let claude_dir = (spec.dialect == Dialect::Claude).then(|| {
@@ -172,9 +192,12 @@ pub(crate) fn compile(
             )
             .collect(),
     };
+    let cwd = resolve_dir(&opts.working_dir, spec.working_dir.as_deref());
+    let sandbox = crate::sandbox::build(spec, &cwd, &env)?;
     Ok(CompiledHook {
         handler,
-        cwd: resolve_dir(&opts.working_dir, spec.working_dir.as_deref()),
+        cwd,
+        sandbox,
         env,
         dedupe_key: dedupe_key(spec),
         spec: spec.clone(),

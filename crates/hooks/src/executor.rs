@@ -26,6 +26,7 @@ use crate::command_runner::{self, CommandRun, duration_text};
 use crate::compile::{CompiledHook, Handler, compile};
 use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
+use crate::persistent::{PersistentCall, PersistentPool};
 use crate::registry::{Builtin, BuiltinCall, Notes, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
 use crate::strict_output;
@@ -42,6 +43,8 @@ pub struct ExecutorOptions {
     pub observers: Vec<Arc<dyn HookObserver>>,
     /// The agent's MCP servers, for `type: mcp` hooks.
     pub mcp: Option<Arc<dyn McpCaller>>,
+    /// The agent's safety mode (`context.safety` of policy hooks).
+    pub safety: String,
 }
 
 impl ExecutorOptions {
@@ -51,6 +54,7 @@ impl ExecutorOptions {
             base_env: None,
             observers: Vec::new(),
             mcp: None,
+            safety: "balanced".to_owned(),
         }
     }
 }
@@ -75,6 +79,8 @@ pub struct Executor {
 struct Runner {
     registry: Arc<Registry>,
     opts: ExecutorOptions,
+    /// The processes of `persistent: true` hooks, per session.
+    persistent: PersistentPool,
 }
 
 impl Executor {
@@ -111,7 +117,11 @@ impl Executor {
         if diags.is_empty() {
             Ok(Self {
                 events,
-                runner: Arc::new(Runner { registry, opts }),
+                runner: Arc::new(Runner {
+                    registry,
+                    opts,
+                    persistent: PersistentPool::default(),
+                }),
                 background: AsyncHooks::default(),
             })
         } else {
@@ -124,16 +134,20 @@ impl Executor {
     }
 
     /// Waits up to `grace` for the `async` hooks still running, then kills what is left
-    /// (process groups included) and waits for that. Call it after `session_end`; the
-    /// executor stays usable (a later session starts new async hooks).
+    /// (process groups included) and waits for that, and stops every persistent hook process.
+    /// Call it after `session_end`; the executor stays usable (a later session starts new
+    /// async hooks and persistent processes).
     pub async fn shutdown(&self, grace: Duration) {
         self.background.shutdown(None, grace).await;
+        self.runner.persistent.stop(None, grace).await;
     }
 
     /// [`Self::shutdown`] for the `async` hooks one session started (its `session_end`):
     /// other sessions' runs (a parent's, while a sub-agent's session ends) go on.
+    /// Its persistent hook processes are stopped too.
     pub async fn shutdown_session(&self, session_id: &str, grace: Duration) {
         self.background.shutdown(Some(session_id), grace).await;
+        self.runner.persistent.stop(Some(session_id), grace).await;
     }
 
     /// Starts the `async` hooks among `hooks` in the background; returns the others.
@@ -388,6 +402,7 @@ impl Runner {
         }
         let started = Instant::now();
         let notes = Notes::default();
+        let mut policies = Vec::new();
         let mut outcome = match &hook.handler {
             Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
@@ -409,8 +424,27 @@ impl Runner {
                     stdin,
                     timeout: hook.spec.timeout,
                     cancel,
+                    sandbox: hook.sandbox.as_ref(),
                 })
                 .await
+            }
+            Handler::Persistent(command) => {
+                let payload = payload.map_or(&b"{}"[..], |p| &p[..]);
+                self.persistent
+                    .run(PersistentCall {
+                        shell: self.registry.shell(),
+                        command,
+                        key: &hook.dedupe_key,
+                        name,
+                        cwd: &hook.cwd,
+                        env: &hook.env,
+                        session_id: &input.session_id,
+                        project_dir: &self.opts.working_dir,
+                        payload,
+                        timeout: hook.spec.timeout,
+                        cancel,
+                    })
+                    .await
             }
             Handler::Builtin(b) => {
                 self.run_builtin(event, hook, b.as_ref(), input, &notes, cancel)
@@ -430,12 +464,17 @@ impl Runner {
                 bounded(name, hook.spec.timeout, cancel, run).await
             }
             Handler::Mcp(h) => bounded(name, hook.spec.timeout, cancel, h.run(name, input)).await,
+            Handler::Policy(p) => {
+                let answer = p.decide(event, input);
+                policies = answer.policies;
+                answer.outcome
+            }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
         };
         if hook.spec.strict_output
             && matches!(
                 hook.handler,
-                Handler::Command(..) | Handler::Http(_) | Handler::Mcp(_)
+                Handler::Command(..) | Handler::Persistent(_) | Handler::Http(_) | Handler::Mcp(_)
             )
         {
             strict_output::enforce(event, name, &mut outcome);
@@ -461,6 +500,7 @@ impl Runner {
             error,
             verdict: verdict(&outcome),
             outcome,
+            policies,
         };
         if let Some(error) = &run.error {
             // Also what a builtin swallowed (an `http_post` or `unload` not delivered, status
@@ -556,7 +596,10 @@ impl Payloads {
         hook: &CompiledHook,
         input: &HookInput,
     ) -> Option<Arc<[u8]>> {
-        if !matches!(hook.handler, Handler::Command(..) | Handler::Http(_)) {
+        if !matches!(
+            hook.handler,
+            Handler::Command(..) | Handler::Persistent(_) | Handler::Http(_)
+        ) {
             return None;
         }
         let payload = match hook.spec.dialect {

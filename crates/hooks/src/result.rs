@@ -122,6 +122,8 @@ pub struct HookRun {
     /// What this hook alone said: `allow`, `ask`, `deny`, `block` or `none`.
     pub verdict: &'static str,
     pub outcome: Outcome,
+    /// `type: policy`: the ids of the Cedar policies that decided (empty otherwise).
+    pub policies: Vec<String>,
 }
 
 /// The aggregated answer of every hook selected for one dispatch.

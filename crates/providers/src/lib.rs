@@ -15,6 +15,7 @@
 mod anthropic;
 pub mod catalogue;
 mod compose;
+mod embeddings;
 mod error;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 
 pub use anthropic::AnthropicProvider;
 pub use compose::{AlloyProvider, RouterProvider};
+pub use embeddings::{Embedder, build_embedder};
 pub use error::ProviderError;
 pub use google::GeminiProvider;
 pub use openai::{Api, OpenAiProvider};

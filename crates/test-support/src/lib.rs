@@ -16,6 +16,7 @@
 pub mod bins;
 pub mod cassette;
 pub mod cli;
+pub mod embeddings;
 pub mod fake_llm;
 pub mod mcp;
 pub mod pg;

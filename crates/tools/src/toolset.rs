@@ -67,8 +67,10 @@ pub fn build_toolset_with(
         },
         // Its tools come from the server, once it runs (tether-mcp), or from the OpenAPI
         // document, once read; `user_prompt` asks the user, `model_picker` switches the
-        // agent's model and `background_agents` runs sub-agents, so the runtime provides them.
+        // agent's model and `background_agents` runs sub-agents, so the runtime provides them;
+        // `rag` searches with the runtime's embedding models (tether-rag).
         ToolsetKind::Mcp
+        | ToolsetKind::Rag
         | ToolsetKind::UserPrompt
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker

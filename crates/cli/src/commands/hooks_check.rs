@@ -45,8 +45,14 @@ struct HookLine<'a> {
     working_dir: Option<&'a str>,
     #[serde(rename = "async")]
     run_async: bool,
+    /// Only when set: one process answers every event of a session.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    persistent: bool,
     dialect: &'static str,
     location: Option<String>,
+    /// `type: policy`: how many Cedar policies the set holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    policies: Option<usize>,
 }
 
 /// Whether `entry` runs on the preempt lane (only `pre_tool_use` has one).
@@ -104,8 +110,13 @@ fn line<'a>(event: HookEvent, entry: &'a MatcherEntry, h: &'a HookSpec) -> HookL
         on_error: h.on_error.as_str(),
         working_dir: h.working_dir.as_deref(),
         run_async: h.run_async,
+        persistent: h.persistent,
         dialect: h.dialect.as_str(),
         location: Some(origin(h)).filter(|at| !at.is_empty()),
+        policies: match &h.kind {
+            HookKind::Policy(p) => Some(p.count),
+            _ => None,
+        },
     }
 }
 
@@ -124,6 +135,17 @@ fn summary(h: &HookSpec) -> String {
         HookKind::Evaluator { evaluator, .. } => {
             format!("evaluator {} ({})", evaluator.name, evaluator.model)
         }
+        HookKind::Policy(p) => format!(
+            "cedar {} ({} {}{})",
+            p.source,
+            p.count,
+            if p.count == 1 { "policy" } else { "policies" },
+            if p.validated {
+                ", schema-validated"
+            } else {
+                ""
+            }
+        ),
     }
 }
 
@@ -230,6 +252,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.run_async {
                     attrs.push("async".to_owned());
+                }
+                if h.persistent {
+                    attrs.push("persistent".to_owned());
                 }
                 if h.dialect != Dialect::DockerAgent {
                     attrs.push(format!("dialect={}", h.dialect.as_str()));

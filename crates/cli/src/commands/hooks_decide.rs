@@ -28,6 +28,9 @@ struct DecideOutput<'a> {
     metadata: Option<&'a std::collections::BTreeMap<String, String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     blocked: Option<&'a Blocked>,
+    /// The Cedar policies behind the decision, when a policy hook made it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    policies: Vec<&'a str>,
     hooks: Vec<DecideHook<'a>>,
 }
 
@@ -44,6 +47,9 @@ struct DecideHook<'a> {
     duration_ms: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    /// `type: policy`: the ids of the policies that decided.
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    policies: &'a [String],
 }
 
 /// The call's arguments: the `tool_input` of a hook Input, or the object itself.
@@ -99,6 +105,7 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
         updated_input: &v.arguments,
         metadata: (!v.metadata.is_empty()).then_some(&v.metadata),
         blocked: v.blocked.as_ref(),
+        policies: deciding_policies(&v),
         hooks: v
             .dispatches
             .iter()
@@ -113,11 +120,23 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
                 exit_code: run.exit_code,
                 duration_ms: duration_ms(run.duration),
                 error: run.error.as_deref(),
+                policies: &run.policies,
             })
             .collect(),
     };
     out::line(&serde_json::to_string_pretty(&output)?)?;
     Ok(status::OK)
+}
+
+/// The policies of the policy-hook runs whose verdict is the decision (a deny's forbids, an
+/// allow's permits).
+fn deciding_policies(v: &tether_core::Verdict) -> Vec<&str> {
+    v.dispatches
+        .iter()
+        .flat_map(|r| r.runs.iter())
+        .filter(|run| run.verdict == v.decision.as_str())
+        .flat_map(|run| run.policies.iter().map(String::as_str))
+        .collect()
 }
 
 /// What happened to a stored call, or what would happen to it now.

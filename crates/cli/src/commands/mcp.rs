@@ -77,6 +77,7 @@ pub(crate) fn build(
     opts.default_model = user.model;
     opts.global_permissions = user.permissions;
     opts.inject.snapshot = user.snapshot;
+    opts.inject.hooks_sandbox = user.hooks_sandbox;
     opts.default_safety = user.safety;
     opts.global_hooks = user.hooks;
     opts.yolo = yolo;

@@ -259,6 +259,7 @@ pub(crate) fn options(
 ) -> anyhow::Result<RuntimeOptions> {
     let mut opts = RuntimeOptions::new(working_dir);
     opts.inject.snapshot = user.snapshot;
+    opts.inject.hooks_sandbox = user.hooks_sandbox;
     opts.default_safety = user.safety;
     opts.global_hooks = user.hooks.clone();
     opts.default_model.clone_from(&user.model);

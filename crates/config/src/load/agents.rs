@@ -143,8 +143,11 @@ impl Validator<'_> {
             .unwrap_or_default();
         self.mcp_hook_servers(&toolsets, &hooks);
         self.route_agents(name, &hooks, names);
-        if let Some(rag) = &a.rag {
-            self.rag_unsupported(&rag.referenced, &format!("{path}.rag"));
+        for (i, r) in a.rag.unwrap_or_default().into_iter().enumerate() {
+            let at = r.referenced;
+            if let Some(source) = self.rag_ref(&format!("{path}.rag[{i}]"), Some(r), &at) {
+                toolsets.push(Toolset::of_rag(source));
+            }
         }
         let fallback = a.fallback.map(|f| self.fallback(&path, f, file));
         let safety = a

@@ -210,11 +210,12 @@ impl Validator<'_> {
                     input,
                 }
             }
+            "policy" => self.policy_hook(event, path, &origin, &mut d)?,
             other => {
                 self.error(
                     self.origin(&kind.referenced, format!("{path}.type")),
                     format!(
-                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp')"
+                        "unsupported hook type '{other}' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp', 'policy')"
                     ),
                 );
                 return None;
@@ -227,6 +228,9 @@ impl Validator<'_> {
             return None;
         }
         if !matches!(kind, HookKind::Evaluator { .. }) && !self.no_evaluator_fields(path, &d) {
+            return None;
+        }
+        if !matches!(kind, HookKind::Policy(_)) && !self.no_policy_fields(path, &d) {
             return None;
         }
         if let Some(s) = &d.system_prompt {
@@ -248,6 +252,7 @@ impl Validator<'_> {
             Some(a) => a.value,
             None => false,
         };
+        let persistent = self.persistent(path, &kind, run_async, d.persistent.take())?;
         let dialect = match d.dialect.take() {
             None => Dialect::DockerAgent,
             Some(v) => match Dialect::parse(&v.value) {
@@ -287,6 +292,23 @@ impl Validator<'_> {
                 }
             },
         };
+        let sandbox = match d.sandbox.take() {
+            None => None,
+            Some(s) if !matches!(kind, HookKind::Command { .. }) => {
+                self.error(
+                    self.origin(&s.referenced, format!("{path}.sandbox")),
+                    "`sandbox` only applies to `type: command` hooks",
+                );
+                return None;
+            }
+            Some(s) => match crate::sandbox::parse(&s.value) {
+                Ok(sandbox) => Some(sandbox),
+                Err(e) => {
+                    self.error(self.origin(&s.referenced, format!("{path}.sandbox")), e);
+                    return None;
+                }
+            },
+        };
         let timeout = match d.timeout {
             Some(t) if t > 0 => std::time::Duration::from_secs(t.unsigned_abs()),
             _ => DEFAULT_HOOK_TIMEOUT,
@@ -312,6 +334,8 @@ impl Validator<'_> {
             run_async,
             dialect,
             strict_output: d.strict_output.is_some_and(|s| s.value),
+            persistent,
+            sandbox,
             source: HookSource::Yaml,
             origin,
         })

@@ -9,6 +9,9 @@ mod commands;
 mod evaluators;
 mod hooks;
 mod models;
+mod persistent;
+mod policy;
+mod rag;
 mod skills;
 mod small_toolsets;
 mod toolset_options;
@@ -54,6 +57,7 @@ pub fn load_str(source: &str, name: &str, dir: &Path) -> Result<AgentFile, Confi
         diags: Vec::new(),
         evaluators: Vec::new(),
         externals: Vec::new(),
+        rag: Vec::new(),
     };
     let out = v.file(raw);
     if v.diags.is_empty() {
@@ -218,18 +222,11 @@ pub(crate) struct Validator<'a> {
     pub(crate) evaluators: Vec<crate::evaluator::Evaluator>,
     /// Agents from other files, OCI registries or URLs that `sub_agents`/`handoffs` name.
     pub(crate) externals: Vec<crate::agent::External>,
+    /// The file's `rag:` sources, validated before the agents that use them.
+    pub(crate) rag: Vec<(String, Option<Arc<crate::rag::RagSource>>)>,
 }
 
 impl Validator<'_> {
-    /// RAG (`rag:` sections and fields) is a feature of its own, not yet in Tether.
-    pub(crate) fn rag_unsupported(&mut self, at: &Location, path: &str) {
-        self.error_hint(
-            self.origin(at, path),
-            "RAG (retrieval-augmented generation: `rag` sources and `type: rag` toolsets) is not supported yet",
-            "remove the `rag` entries to run the rest of the agent file",
-        );
-    }
-
     pub(crate) fn origin(&self, loc: &Location, path: impl Into<String>) -> Origin {
         Origin::new(Some(self.file.clone()), loc.line(), loc.column(), path)
     }
@@ -316,9 +313,7 @@ impl Validator<'_> {
     }
 
     fn file(&mut self, raw: RawAgentFile) -> AgentFile {
-        if let Some(rag) = &raw.rag {
-            self.rag_unsupported(&rag.referenced, "rag");
-        }
+        self.rag = self.rag_sources(raw.rag.map(|r| r.0).unwrap_or_default());
         let mut refs = Vec::new();
         let providers = self.providers(raw.providers.map(|p| p.0).unwrap_or_default(), &mut refs);
         let models = self.models(raw.models.map(|m| m.0).unwrap_or_default(), providers, refs);

@@ -63,6 +63,7 @@ impl Validator<'_> {
         defs: &[(String, Option<McpDef>)],
     ) -> Option<Toolset> {
         let origin = self.origin(&raw.referenced, path);
+        let raw_at = raw.referenced;
         let mut t = raw.value;
         let supported: Vec<&str> = ToolsetKind::ALL.iter().map(|k| k.type_name()).collect();
         let Some(kind_name) = t.kind.take() else {
@@ -143,6 +144,11 @@ impl Validator<'_> {
             Some(v) if v.value <= 0 => None,
             Some(v) => Some(std::time::Duration::from_secs(v.value.unsigned_abs())),
             None => None,
+        };
+        let rag = if kind == ToolsetKind::Rag {
+            self.rag_ref(path, t.reference.take(), &raw_at)
+        } else {
+            None
         };
         let mcp = if kind == ToolsetKind::Mcp {
             self.mcp_toolset(path, &origin, &mut t, defs)
@@ -316,6 +322,7 @@ impl Validator<'_> {
             escape_html: extra.escape_html,
             models: extra.models,
             webhook,
+            rag,
             origin,
         })
     }

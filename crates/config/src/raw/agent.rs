@@ -107,8 +107,8 @@ described! {
         /// A response cache: a user question asked again is answered with the previous answer,
         /// without calling the model.
         pub(crate) cache: Option<Spanned<RawCache>>,
-        /// RAG sources of the agent: not supported yet (a load error).
-        pub(crate) rag: Option<Spanned<serde_json::Value>>,
+        /// Top-level `rag` sources whose search tools the agent gets.
+        pub(crate) rag: Option<Vec<Spanned<String>>>,
         /// Lifecycle hooks, per event.
         pub(crate) hooks: Option<RawHooks>,
     }

@@ -35,8 +35,9 @@ described! {
         /// Command groups defined once (each like an agent's `commands`), added to agents with
         /// `use_commands`.
         pub(crate) commands: Option<OrderedMap<Spanned<serde_json::Value>>>,
-        /// RAG sources: not supported yet (a load error).
-        pub(crate) rag: Option<Spanned<serde_json::Value>>,
+        /// RAG sources: documents indexed by retrieval strategies, searched by a tool that
+        /// agents add with `rag: [NAME]` or a `type: rag` toolset with `ref: NAME`.
+        pub(crate) rag: Option<OrderedMap<Spanned<serde_json::Value>>>,
         /// Named classifiers that `type: evaluator` hooks call.
         pub(crate) evaluators: Option<OrderedMap<Spanned<RawEvaluator>>>,
         /// Ceilings on what the run consumes, whichever agent spends (sub-agents and background

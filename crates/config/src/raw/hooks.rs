@@ -11,7 +11,7 @@ use serde_saphyr::Spanned;
 use tether_protocol::HookEvent;
 
 use super::{OrderedMap, Scalar};
-use crate::hooks::{Dialect, HookKind, MODEL_HOOK_SCHEMAS, OnError};
+use crate::hooks::{Dialect, HookKind, OnError};
 use crate::schema::{FieldType, FieldType as T, Shape};
 
 /// `hooks:` — a map from event name to that event's list, whose shape depends on the event.
@@ -68,9 +68,13 @@ described! {
         pub(crate) model: Option<Spanned<String>>,
         /// `model`: a Go text/template over the hook Input.
         pub(crate) prompt: Option<Spanned<String>>,
-        /// `model`: the reply shape (`pre_tool_use_decision`); absent = free text as context.
-        #[schema(ty = T::Enum(&MODEL_HOOK_SCHEMAS))]
+        /// `model`: the reply shape (`pre_tool_use_decision`; absent = free text as context);
+        /// `policy`: a Cedar schema file the policies are validated against at load.
         pub(crate) schema: Option<Spanned<String>>,
+        /// `policy`: a file of Cedar policies, relative to the agent file.
+        pub(crate) policy: Option<Spanned<String>>,
+        /// `policy`: Cedar policies written inline, instead of `policy`.
+        pub(crate) policy_text: Option<Spanned<String>>,
         /// `http`: the URL the Input is POSTed to (http or https).
         pub(crate) url: Option<Spanned<String>>,
         /// `http`: request headers; `${VAR}` only for variables in `allowed_env`.
@@ -103,6 +107,15 @@ described! {
         pub(crate) evaluator_policy: Option<Spanned<RawEvaluatorPolicy>>,
         /// `evaluator` on before_agent_run / after_agent_complete: the choice's agent.
         pub(crate) routing_policy: Option<Spanned<RawRoutingPolicy>>,
+        /// `command`: start the command once per session and write each event's Input to its
+        /// stdin as one line of JSON; it answers each with one line of Output JSON.
+        pub(crate) persistent: Option<Spanned<bool>>,
+        /// `command`: run in a sandbox: `true` (the default profile), `best_effort` (what the
+        /// kernel offers), `false`, or a map extending the default profile (`write`,
+        /// `deny_read`, `network`, `best_effort`, `cpu_seconds`, `address_space_mb`,
+        /// `open_files`, `processes`); absent = the user's `settings.hooks_sandbox`.
+        #[schema(ty = T::OneOf(&[T::Boolean, T::Enum(&["best_effort"]), T::Any]))]
+        pub(crate) sandbox: Option<Spanned<serde_json::Value>>,
     }
 }
 

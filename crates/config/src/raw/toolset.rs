@@ -44,7 +44,8 @@ described! {
         /// `provider/model`).
         pub(crate) model: Option<Spanned<String>>,
         // `type: mcp`.
-        /// MCP: `docker:NAME` (Docker MCP Gateway) or the name of a `mcps:` entry.
+        /// MCP: `docker:NAME` (Docker MCP Gateway) or the name of a `mcps:` entry. RAG: the name
+        /// of a top-level `rag:` source.
         #[serde(rename = "ref")]
         pub(crate) reference: Option<Spanned<String>>,
         /// MCP: the program of a stdio server.

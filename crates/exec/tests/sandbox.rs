@@ -1,0 +1,209 @@
+//! A sandboxed child is stopped by the kernel: it cannot read the user's secrets, write
+//! outside its paths, reach a TCP listener or fork past its limit, while what it is allowed
+//! works. The same program without the sandbox does all of it, so each check can fail.
+
+#![allow(clippy::unwrap_used, reason = "tests")]
+
+use std::io::ErrorKind;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tether_exec::sandbox::{
+    Limits, Network, Sandbox, SandboxMode, SandboxPolicy, default_denied, landlock_abi,
+};
+use tether_exec::{ExecRecord, ExecSpec};
+
+const PROBE: &str = r#"
+import json, os, socket, sys, time
+home, allowed, outside, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+res = {}
+def attempt(name, f):
+    try:
+        f()
+        res[name] = "ok"
+    except Exception as e:
+        res[name] = type(e).__name__
+attempt("read_key", lambda: open(home + "/.ssh/id_ed25519").read())
+attempt("write_outside", lambda: open(outside + "/stolen", "w").write("x"))
+attempt("write_allowed", lambda: open(allowed + "/report", "w").write("fine"))
+attempt("write_tmp", lambda: open(os.environ["TMPDIR"] + "/scratch", "w").write("x"))
+attempt("read_usr", lambda: open("/usr/bin/env", "rb").read(16))
+attempt("dev_null", lambda: open("/dev/null", "w").write("x"))
+attempt("tcp", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
+attempt("udp", lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close())
+pids = []
+for i in range(40):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(3)
+        os._exit(0)
+    pids.append(pid)
+res["forks"] = len(pids)
+for p in pids:
+    os.kill(p, 9)
+print(json.dumps(res))
+"#;
+
+struct World {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    allowed: PathBuf,
+    outside: PathBuf,
+    listener: TcpListener,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let home = root.join("home");
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_ed25519"), "PRIVATE KEY").unwrap();
+    let allowed = root.join("logs");
+    let outside = root.join("elsewhere");
+    std::fs::create_dir_all(&outside).unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    World {
+        _dir: dir,
+        home,
+        allowed,
+        outside,
+        listener,
+    }
+}
+
+fn policy(w: &World, network: Network) -> SandboxPolicy {
+    SandboxPolicy {
+        mode: SandboxMode::Enforce,
+        deny_read: default_denied(&w.home),
+        write: vec![w.allowed.clone()],
+        network,
+        limits: Limits {
+            processes: 8,
+            ..Limits::default()
+        },
+    }
+}
+
+async fn probe(w: &World, sandbox: Option<Arc<Sandbox>>) -> (ExecRecord, serde_json::Value) {
+    std::fs::create_dir_all(&w.allowed).unwrap();
+    let mut spec = ExecSpec::new("/usr/bin/python3", &w.home);
+    let port = w.listener.local_addr().unwrap().port().to_string();
+    spec.args = ["-c", PROBE]
+        .into_iter()
+        .map(Into::into)
+        .chain([&w.home, &w.allowed, &w.outside].map(|p| p.as_os_str().to_owned()))
+        .chain([port.into()])
+        .collect();
+    spec.env.push(("HOME".into(), w.home.clone().into()));
+    spec.timeout = Some(std::time::Duration::from_secs(20));
+    spec.sandbox = sandbox;
+    let r = tether_exec::run(spec).await;
+    let v = serde_json::from_str(r.stdout.lossy().trim()).unwrap_or_default();
+    (r, v)
+}
+
+fn connections(listener: &TcpListener) -> usize {
+    let mut n = 0;
+    loop {
+        match listener.accept() {
+            Ok(_) => n += 1,
+            Err(e) if e.kind() == ErrorKind::WouldBlock => return n,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+fn exists(p: &Path) -> bool {
+    p.exists()
+}
+
+#[tokio::test]
+async fn a_sandboxed_hook_cannot_read_secrets_write_outside_connect_or_fork_past_its_limit() {
+    assert!(
+        landlock_abi() >= 4,
+        "this kernel has Landlock ABI 4 or later"
+    );
+    let w = world();
+
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    let (r, v) = probe(&w, Some(Arc::clone(&sandbox))).await;
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert_eq!(v["read_key"], "PermissionError", "{v}");
+    assert_eq!(v["write_outside"], "PermissionError", "{v}");
+    assert!(!exists(&w.outside.join("stolen")));
+    assert_eq!(v["write_allowed"], "ok", "{v}");
+    assert_eq!(
+        std::fs::read_to_string(w.allowed.join("report")).unwrap(),
+        "fine"
+    );
+    assert_eq!(v["write_tmp"], "ok", "{v}");
+    assert_eq!(v["read_usr"], "ok", "{v}");
+    assert_eq!(v["dev_null"], "ok", "{v}");
+    assert_eq!(v["tcp"], "PermissionError", "{v}");
+    assert_eq!(v["udp"], "PermissionError", "{v}");
+    assert_eq!(connections(&w.listener), 0, "the listener saw a connection");
+    let forks = v["forks"].as_u64().unwrap();
+    assert!(
+        (1..8).contains(&forks),
+        "forked {forks} times under a limit of 8"
+    );
+    assert_eq!(
+        sandbox.describe(),
+        "landlock+seccomp+no_new_privs+rlimits+pids"
+    );
+
+    // The same program unsandboxed does every one of those things.
+    std::fs::remove_file(w.allowed.join("report")).unwrap();
+    let (r, v) = probe(&w, None).await;
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    for key in ["read_key", "write_outside", "write_allowed", "tcp", "udp"] {
+        assert_eq!(v[key], "ok", "{key}: {v}");
+    }
+    assert!(exists(&w.outside.join("stolen")));
+    assert_eq!(connections(&w.listener), 1);
+    assert_eq!(v["forks"], 40);
+}
+
+#[tokio::test]
+async fn a_listed_tcp_port_is_reachable_and_no_other() {
+    let w = world();
+    let other = TcpListener::bind("127.0.0.1:0").unwrap();
+    other.set_nonblocking(true).unwrap();
+    let port = other.local_addr().unwrap().port();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::TcpPorts(vec![port]))));
+    let (r, v) = probe(&w, Some(sandbox)).await;
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    assert_eq!(v["tcp"], "PermissionError", "{v}");
+    assert_eq!(v["udp"], "PermissionError", "{v}");
+    assert_eq!(connections(&w.listener), 0);
+
+    // Pointed at the listed port, the probe connects.
+    let w2 = World {
+        listener: other,
+        ..world()
+    };
+    let sandbox = Arc::new(Sandbox::new(policy(&w2, Network::TcpPorts(vec![port]))));
+    let (_, v) = probe(&w2, Some(sandbox)).await;
+    assert_eq!(v["tcp"], "ok", "{v}");
+    assert_eq!(connections(&w2.listener), 1);
+}
+
+#[tokio::test]
+async fn the_private_temporary_directory_is_given_as_tmpdir_and_removed_with_the_sandbox() {
+    let w = world();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::On)));
+    let mut spec = ExecSpec::new("/bin/sh", &w.home);
+    spec.args = vec!["-c".into(), "echo $TMPDIR; touch $TMPDIR/x".into()];
+    spec.sandbox = Some(Arc::clone(&sandbox));
+    let r = tether_exec::run(spec).await;
+    assert_eq!(r.exit_code, Some(0), "{r:?}");
+    let tmp = PathBuf::from(r.stdout.lossy().trim());
+    assert!(tmp.join("x").exists());
+    drop(sandbox);
+    assert!(!tmp.exists());
+}
