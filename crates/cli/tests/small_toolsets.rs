@@ -334,7 +334,7 @@ fn small_toolset_options_are_checked_at_load() {
     let d = dir.path();
     std::fs::write(
         d.join("agent.yaml"),
-        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: git\n",
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: scheduler\n",
     )
     .unwrap();
     let out = tether(d)
@@ -351,8 +351,97 @@ fn small_toolset_options_are_checked_at_load() {
         "agents.root.toolsets[3]: open_url toolset requires a url to be set",
         "agents.root.toolsets[4].url: `url` only applies to `type: openapi` and `open_url` toolsets, not `type: calculator`",
         "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
-        "agents.root.toolsets[6].type: toolset type `git` is not supported yet",
+        "agents.root.toolsets[6].type: toolset type `scheduler` is not supported yet",
     ] {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = assert_cmd::Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "Ada")
+        .env("GIT_AUTHOR_EMAIL", "ada@example.com")
+        .env("GIT_AUTHOR_DATE", "2026-03-03T10:00:00+01:00")
+        .env("GIT_COMMITTER_NAME", "Ada")
+        .env("GIT_COMMITTER_EMAIL", "ada@example.com")
+        .env("GIT_COMMITTER_DATE", "2026-03-03T10:00:00+01:00")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn git_tools_read_the_repository_and_refuse_option_injection() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    git(d, &["init", "-q", "-b", "main"]);
+    std::fs::write(d.join("a.txt"), "one\ntwo\n").unwrap();
+    git(d, &["add", "a.txt"]);
+    git(d, &["commit", "-q", "-m", "First commit\n\nWith a body."]);
+    git(d, &["branch", "feature"]);
+    std::fs::write(d.join("a.txt"), "one\nthree\n").unwrap();
+    std::fs::write(d.join("new.txt"), "x").unwrap();
+    // The agent's own files are untracked too: keep them out of the status.
+    std::fs::write(
+        d.join(".git/info/exclude"),
+        "agent.yaml\ns.yaml\nhooks.jsonl\nseen-*\n.tether/\n.config/\n",
+    )
+    .unwrap();
+    let toolsets = "      - type: git\n";
+    let calls = [
+        ("git_status", json!({})),
+        ("git_status", json!({})),
+        ("git_log", json!({"limit": 5})),
+        ("git_log", json!({"limit": 5})),
+        ("git_branches", json!({})),
+        ("git_branches", json!({})),
+        ("git_show", json!({"ref": "--output=pwned"})),
+        ("git_show", json!({"ref": "--output=pwned"})),
+        ("git_show", json!({})),
+        ("git_blame", json!({"path": "a.txt"})),
+        ("git_blame", json!({"path": "a.txt"})),
+        (
+            "git_blame",
+            json!({"path": "a.txt", "rev": "--upload-pack=touch pwned"}),
+        ),
+        ("git_log", json!({"path": "--output=x"})),
+    ];
+    let r = run(d, toolsets, &calls, &[]);
+    assert_hooks_saw(&r, &calls);
+    let text = |i: usize| r.responses[i].0.as_str();
+    assert_eq!(
+        text(1),
+        "On branch main\n2 changed file(s) [XY = staged/worktree; M=modified A=added D=deleted R=renamed ?=untracked]:\n   M a.txt\n  ?? new.txt\n"
+    );
+    assert_eq!(text(5), "  feature\n* main\n");
+    let (show_error, failed) = &r.responses[7];
+    assert!(*failed, "{show_error}");
+    assert_eq!(
+        show_error,
+        "Error: resolving revision \"--output=pwned\": not a revision"
+    );
+    let show = text(8);
+    assert!(show.starts_with("commit "), "{show}");
+    assert!(
+        show.ends_with("Author: Ada <ada@example.com>\nDate:   2026-03-03 10:00:00 +0100\n\nFirst commit\n\nWith a body.\n\nChanged files:\n  a.txt (+2, -0)\n"),
+        "{show}"
+    );
+    let hash = &show[7..15];
+    assert_eq!(
+        text(10),
+        format!(
+            "{hash} {:<20} {:>4}| one\n{hash} {:<20} {:>4}| two\n",
+            "Ada", 1, "Ada", 2
+        )
+    );
+    assert!(r.responses[11].1, "{:?}", r.responses[11]);
+    assert_eq!(r.responses[12], ("No commits found.".to_owned(), false));
+    assert!(!d.join("pwned").exists() && !d.join("x").exists());
+    assert_eq!(text(3), format!("{hash}  2026-03-03  Ada  First commit\n"));
 }

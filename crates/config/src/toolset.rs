@@ -228,6 +228,7 @@ pub enum ToolsetKind {
     Environment,
     OpenUrl,
     Webhook,
+    Git,
     Rag,
     Lsp,
 }
@@ -253,6 +254,7 @@ impl ToolsetKind {
         Self::Environment,
         Self::OpenUrl,
         Self::Webhook,
+        Self::Git,
         Self::Rag,
         Self::Lsp,
     ];
@@ -289,6 +291,7 @@ impl ToolsetKind {
             Self::Environment => "environment",
             Self::OpenUrl => "open_url",
             Self::Webhook => "webhook",
+            Self::Git => "git",
             Self::Rag => "rag",
             Self::Lsp => "lsp",
         }
@@ -354,6 +357,13 @@ impl ToolsetKind {
             Self::Datetime => &["get_datetime"],
             Self::Environment => &["get_environment_info"],
             Self::Webhook => &["send_webhook"],
+            Self::Git => &[
+                "git_status",
+                "git_log",
+                "git_branches",
+                "git_show",
+                "git_blame",
+            ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:`, `api_config.name` or the RAG source's tool name;
             // `open_url`'s from its `name`.
@@ -372,5 +382,4 @@ pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
     "plan",
     "session_context",
     "scheduler",
-    "git",
 ];

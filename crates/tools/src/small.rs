@@ -1,5 +1,5 @@
 //! The tools of the small built-in toolsets (`calculator`, `random`, `datetime`,
-//! `environment`, `open_url`, `webhook`), each with its system-prompt text.
+//! `environment`, `open_url`, `webhook`, `git`), each with its system-prompt text.
 
 use std::sync::Arc;
 
@@ -8,8 +8,8 @@ use tether_exec::Shell;
 
 use crate::{
     CALCULATOR_INSTRUCTION, CalculatorTool, DATETIME_INSTRUCTION, DatetimeTool,
-    ENVIRONMENT_INSTRUCTION, EnvironmentTool, OpenUrlTool, RandomTool, Tool, WEBHOOK_INSTRUCTION,
-    WebhookTool, open_url_instruction,
+    ENVIRONMENT_INSTRUCTION, EnvironmentTool, GIT_INSTRUCTION, GitTool, OpenUrlTool, RandomTool,
+    Tool, WEBHOOK_INSTRUCTION, WebhookTool, open_url_instruction,
 };
 
 /// The tools of `cfg` (one of the small kinds) and their instruction.
@@ -50,6 +50,13 @@ pub(crate) fn build(
             ),
             None => (Vec::new(), None),
         },
+        ToolsetKind::Git => (
+            GitTool::all()
+                .into_iter()
+                .map(|t| Arc::new(t) as Arc<dyn Tool>)
+                .collect(),
+            Some(GIT_INSTRUCTION.to_owned()),
+        ),
         _ => (Vec::new(), None),
     }
 }

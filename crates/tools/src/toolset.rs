@@ -82,7 +82,8 @@ pub fn build_toolset_with(
         | ToolsetKind::Datetime
         | ToolsetKind::Environment
         | ToolsetKind::OpenUrl
-        | ToolsetKind::Webhook => crate::small::build(cfg, shell),
+        | ToolsetKind::Webhook
+        | ToolsetKind::Git => crate::small::build(cfg, shell),
         ToolsetKind::Script => {
             let tools = cfg
                 .scripts

@@ -316,3 +316,82 @@ impl Tool for WebhookTool {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::net::TcpListener;
+
+    use tokio_util::sync::CancellationToken;
+
+    use super::*;
+
+    fn tool(provider: &str, url: &str) -> WebhookTool {
+        let config = WebhookConfig {
+            provider: provider.to_owned(),
+            url: url.to_owned(),
+            headers: Vec::new(),
+            chat_id: Some("42".to_owned()),
+        };
+        WebhookTool::new(&config, Some(Duration::from_secs(2)), false)
+    }
+
+    #[test]
+    fn each_provider_gets_its_payload_shape() {
+        let a = |m: &str, v2: &str| Args {
+            message: m.to_owned(),
+            value2: v2.to_owned(),
+            value3: String::new(),
+        };
+        let cases = [
+            ("slack", json!({"text": "hi"})),
+            ("discord", json!({"content": "hi"})),
+            ("ifttt", json!({"value1": "hi", "value2": "two"})),
+            ("telegram", json!({"chat_id": "42", "text": "hi"})),
+            ("generic", json!({"text": "hi"})),
+        ];
+        for (provider, want) in cases {
+            let t = tool(provider, "https://example.com/x");
+            assert_eq!(t.payload(&a("hi", "two")), want, "{provider}");
+        }
+    }
+
+    #[tokio::test]
+    async fn private_literal_addresses_are_refused_and_see_no_connection() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let dir = std::env::temp_dir();
+        let cancel = CancellationToken::new();
+        let ctx = ToolContext {
+            working_dir: &dir,
+            cancel: &cancel,
+            env: &[],
+            progress: None,
+        };
+        for url in [
+            format!("http://127.0.0.1:{port}/hook"),
+            format!("http://[::ffff:127.0.0.1]:{port}/hook"),
+            "http://169.254.169.254/latest".to_owned(),
+        ] {
+            let t = tool("slack", &url);
+            let args = json!({"message": "hi"}).as_object().unwrap().clone();
+            let r = t.call(&args, ctx).await;
+            assert!(r.is_error, "{url}: {}", r.content);
+            assert!(
+                r.content
+                    .starts_with("Delivery to the slack webhook failed permanently: `"),
+                "{url}: {}",
+                r.content
+            );
+            assert!(
+                r.content.contains("is not a public address"),
+                "{}",
+                r.content
+            );
+        }
+        assert_eq!(
+            listener.accept().map(|_| ()).unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock
+        );
+    }
+}
