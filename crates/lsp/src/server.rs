@@ -217,6 +217,8 @@ impl LspServer {
                 cap: 4 * 1024 * 1024,
                 header: format!("--- {}", self.config.command),
             },
+            direct: None,
+            sandbox: None,
         })
     }
 
