@@ -234,7 +234,7 @@ pub enum ToolsetKind {
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 22] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -260,8 +260,8 @@ impl ToolsetKind {
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 21] = {
-        let mut names = [""; 21];
+    pub const NAMES: [&'static str; 22] = {
+        let mut names = [""; 22];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -373,7 +373,7 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 9] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 8] = [
     "mcp_catalog",
     "a2a",
     "tasks",
