@@ -324,6 +324,7 @@ impl<'a> Builder<'a> {
                 schema: o.schema.clone(),
                 strict: o.strict,
             }),
+            tool_choice: agent.tool_choice.map(crate::models::tool_choice),
         })
     }
 
