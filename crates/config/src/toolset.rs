@@ -204,10 +204,12 @@ pub enum ToolsetKind {
     OpenApi,
     ModelPicker,
     BackgroundAgents,
+    /// A remote agent over the A2A protocol: one tool per skill of its card.
+    A2a,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -221,11 +223,12 @@ impl ToolsetKind {
         Self::OpenApi,
         Self::ModelPicker,
         Self::BackgroundAgents,
+        Self::A2a,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 13] = {
-        let mut names = [""; 13];
+    pub const NAMES: [&'static str; 14] = {
+        let mut names = [""; 14];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -249,6 +252,7 @@ impl ToolsetKind {
             Self::OpenApi => "openapi",
             Self::ModelPicker => "model_picker",
             Self::BackgroundAgents => "background_agents",
+            Self::A2a => "a2a",
         }
     }
 
@@ -292,16 +296,15 @@ impl ToolsetKind {
             ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:` or `api_config.name`.
-            Self::Mcp | Self::Script | Self::Api | Self::OpenApi => &[],
+            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::A2a => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 17] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 16] = [
     "mcp_catalog",
     "lsp",
-    "a2a",
     "open_url",
     "rag",
     "tasks",

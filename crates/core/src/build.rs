@@ -521,6 +521,7 @@ impl<'a> Builder<'a> {
                 instruct(&doc.instruction());
                 Source::OpenApi(Arc::new(doc))
             }
+            ToolsetKind::A2a => toolbox::a2a_source(name, toolset)?,
             ToolsetKind::ModelPicker => {
                 let described: Vec<(&str, Option<&str>)> = toolset
                     .models

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use tether_config::Defer;
 use tether_mcp::McpServer;
-use tether_tools::{OpenApiToolset, Tool, ToolDefinition, ToolResult};
+use tether_tools::{A2aToolset, OpenApiToolset, Tool, ToolDefinition, ToolResult};
 
 pub(crate) const SEARCH_TOOL: &str = "search_tool";
 pub(crate) const ADD_TOOL: &str = "add_tool";
@@ -29,6 +29,22 @@ pub(crate) enum Source {
     Mcp(Arc<McpServer>),
     /// `type: openapi`: no tools until its document was read.
     OpenApi(Arc<OpenApiToolset>),
+    /// `type: a2a`: no tools until the remote agent's card was read.
+    A2a(Arc<A2aToolset>),
+}
+
+/// The source of a `type: a2a` toolset of agent `agent`.
+pub(crate) fn a2a_source(
+    agent: &str,
+    toolset: &tether_config::Toolset,
+) -> Result<Source, crate::error::SetupError> {
+    A2aToolset::new(toolset)
+        .map(|t| Source::A2a(Arc::new(t)))
+        .ok_or_else(|| {
+            crate::error::SetupError::Config(format!(
+                "agent `{agent}`: an `a2a` toolset without `url`"
+            ))
+        })
 }
 
 /// One `toolsets:` entry.
@@ -77,14 +93,21 @@ impl Slot {
     pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
         match &self.source {
             Source::Mcp(s) => Some(s),
-            Source::Builtin(_) | Source::OpenApi(_) => None,
+            Source::Builtin(_) | Source::OpenApi(_) | Source::A2a(_) => None,
         }
     }
 
     pub(crate) fn openapi(&self) -> Option<&Arc<OpenApiToolset>> {
         match &self.source {
             Source::OpenApi(d) => Some(d),
-            Source::Builtin(_) | Source::Mcp(_) => None,
+            Source::Builtin(_) | Source::Mcp(_) | Source::A2a(_) => None,
+        }
+    }
+
+    pub(crate) fn a2a(&self) -> Option<&Arc<A2aToolset>> {
+        match &self.source {
+            Source::A2a(t) => Some(t),
+            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) => None,
         }
     }
 }
@@ -259,6 +282,10 @@ impl Toolbox {
         self.slots.iter().filter_map(Slot::openapi)
     }
 
+    pub(crate) fn a2as(&self) -> impl Iterator<Item = &Arc<A2aToolset>> {
+        self.slots.iter().filter_map(Slot::a2a)
+    }
+
     pub(crate) fn view(&self) -> Arc<View> {
         Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -272,6 +299,7 @@ impl Toolbox {
         self.servers()
             .map(|s| s.generation())
             .chain(self.openapis().map(|d| u64::from(d.loaded())))
+            .chain(self.a2as().map(|t| u64::from(t.loaded())))
             .chain([activated])
             .collect()
     }
@@ -304,6 +332,14 @@ impl Toolbox {
             let tools: Vec<Arc<dyn Tool>> = match &slot.source {
                 Source::Builtin(tools) => tools.clone(),
                 Source::OpenApi(doc) => doc.tools(),
+                Source::A2a(remote) => {
+                    if let Some(text) = remote.instruction().and_then(|card| {
+                        instruction(slot.instruction.as_deref(), Some(card.as_str()))
+                    }) {
+                        view.instructions.push(text);
+                    }
+                    remote.tools()
+                }
                 Source::Mcp(server) => {
                     let original = server.instructions();
                     if server.generation() > 0

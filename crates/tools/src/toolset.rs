@@ -66,13 +66,14 @@ pub fn build_toolset_with(
             None => (Vec::new(), None),
         },
         // Its tools come from the server, once it runs (tether-mcp), or from the OpenAPI
-        // document, once read; `user_prompt` asks the user, `model_picker` switches the
+        // document or the A2A agent card, once read; `user_prompt` asks the user, `model_picker` switches the
         // agent's model and `background_agents` runs sub-agents, so the runtime provides them.
         ToolsetKind::Mcp
         | ToolsetKind::UserPrompt
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker
-        | ToolsetKind::BackgroundAgents => (Vec::new(), None),
+        | ToolsetKind::BackgroundAgents
+        | ToolsetKind::A2a => (Vec::new(), None),
         ToolsetKind::Script => {
             let tools = cfg
                 .scripts

@@ -104,7 +104,7 @@ impl Validator<'_> {
         }
         let http = matches!(
             kind,
-            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi
+            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi | ToolsetKind::A2a
         );
         let allow_private_ips = t
             .allow_private_ips
@@ -124,7 +124,7 @@ impl Validator<'_> {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(
-                    "`allow_private_ips` applies to `type: fetch`, `api` and `openapi` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    "`allow_private_ips` applies to `type: fetch`, `api`, `openapi` and `a2a` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
                     kind.type_name()
                 ),
             );
@@ -134,7 +134,7 @@ impl Validator<'_> {
                 self.error(
                     self.origin(&v.referenced, format!("{path}.timeout")),
                     format!(
-                        "`timeout` applies to `type: fetch`, `api` and `openapi` toolsets, not `type: {}`",
+                        "`timeout` applies to `type: fetch`, `api`, `openapi` and `a2a` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
@@ -178,7 +178,11 @@ impl Validator<'_> {
         let check_tool = |this: &mut Self, at: &Location, key: &str, tool: &str| {
             if !matches!(
                 kind,
-                ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Api | ToolsetKind::OpenApi
+                ToolsetKind::Mcp
+                    | ToolsetKind::Script
+                    | ToolsetKind::Api
+                    | ToolsetKind::OpenApi
+                    | ToolsetKind::A2a
             ) && !known.contains(&tool)
             {
                 this.error_hint(
@@ -324,7 +328,14 @@ impl Validator<'_> {
             ("version", t.version.as_ref().map(|v| &v.referenced)),
             ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
             ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
-            ("name", t.name.as_ref().map(|v| &v.referenced)),
+            // An a2a toolset's `name` prefixes its tools, as an MCP toolset's does.
+            (
+                "name",
+                t.name
+                    .as_ref()
+                    .filter(|_| kind != ToolsetKind::A2a)
+                    .map(|v| &v.referenced),
+            ),
         ];
         for (key, at) in given {
             if let Some(at) = at {
@@ -377,8 +388,24 @@ impl Validator<'_> {
             Some(u) if kind == ToolsetKind::OpenApi => {
                 out.url = self.openapi_url(&format!("{path}.url"), &u);
             }
+            Some(u) if kind == ToolsetKind::A2a => {
+                out.url = self.a2a_url(&format!("{path}.url"), &u);
+            }
             Some(u) => {
-                self.wrong_type(path, &u.referenced, "url", "`type: openapi`", kind);
+                self.wrong_type(
+                    path,
+                    &u.referenced,
+                    "url",
+                    "`type: openapi` and `a2a`",
+                    kind,
+                );
+            }
+            None if kind == ToolsetKind::A2a => {
+                self.error_hint(
+                    origin.clone(),
+                    "a `type: a2a` toolset needs `url`",
+                    "the remote agent's base URL, e.g. `http://localhost:8080`",
+                );
             }
             None if kind == ToolsetKind::OpenApi => {
                 self.error_hint(
@@ -390,10 +417,16 @@ impl Validator<'_> {
             None => {}
         }
         if let Some(h) = t.headers.take() {
-            if kind == ToolsetKind::OpenApi {
+            if matches!(kind, ToolsetKind::OpenApi | ToolsetKind::A2a) {
                 out.headers = self.headers(&format!("{path}.headers"), h.value);
             } else {
-                self.wrong_type(path, &h.referenced, "headers", "`type: openapi`", kind);
+                self.wrong_type(
+                    path,
+                    &h.referenced,
+                    "headers",
+                    "`type: openapi` and `a2a`",
+                    kind,
+                );
             }
         }
         out.max_output_bytes = match t.max_output_bytes.take() {
