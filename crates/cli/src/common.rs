@@ -47,6 +47,17 @@ pub(crate) fn load(path: &Path) -> anyhow::Result<AgentFile> {
     Ok(file)
 }
 
+/// As [`load`], for commands that check a file without running it: an external agent that
+/// cannot be fetched is a warning (returned) rather than an error.
+pub(crate) fn load_offline(path: &Path) -> anyhow::Result<(AgentFile, Vec<String>)> {
+    let mut file = tether_config::load_file(path).map_err(|e| match e {
+        ConfigError::Io { .. } => user_error(e.to_string()),
+        ConfigError::Invalid(d) => user_error(format!("invalid agent file\n{d}")),
+    })?;
+    let warnings = crate::external::resolve_offline(&mut file, &tether_home().join("cache"))?;
+    Ok((file, warnings))
+}
+
 /// The named agent, else `root`, else the first.
 pub(crate) fn pick_agent<'a>(file: &'a AgentFile, name: Option<&str>) -> anyhow::Result<&'a Agent> {
     match name {

@@ -25,6 +25,22 @@ const AGENT_ANNOTATIONS: [&str; 2] = ["io.docker.agent.version", "io.docker.cage
 
 /// Fetches, loads and attaches every external agent `file` names.
 pub(crate) fn resolve(file: &mut AgentFile, cache: &Path) -> anyhow::Result<()> {
+    resolve_with(file, cache, false).map(|_| ())
+}
+
+/// As [`resolve`], but a reference that cannot be fetched (no network, registry down, nothing
+/// cached) is left unattached and reported in the returned warnings instead of failing: for
+/// commands that check the file without running it.
+pub(crate) fn resolve_offline(file: &mut AgentFile, cache: &Path) -> anyhow::Result<Vec<String>> {
+    resolve_with(file, cache, true)
+}
+
+fn resolve_with(
+    file: &mut AgentFile,
+    cache: &Path,
+    skip_unfetchable: bool,
+) -> anyhow::Result<Vec<String>> {
+    let mut skipped = Vec::new();
     let pending: Vec<_> = file
         .externals
         .iter()
@@ -37,8 +53,8 @@ pub(crate) fn resolve(file: &mut AgentFile, cache: &Path) -> anyhow::Result<()> 
                 "invalid agent file\n{at}: cannot load external agent `{reference}`: {why}"
             ))
         };
-        let path = match &source {
-            ExternalSource::File(p) => file.dir.join(p),
+        let fetched = match &source {
+            ExternalSource::File(p) => Ok(file.dir.join(p)),
             ExternalSource::Url(url) => {
                 let cached = cache
                     .join("agents")
@@ -46,7 +62,6 @@ pub(crate) fn resolve(file: &mut AgentFile, cache: &Path) -> anyhow::Result<()> 
                     .join(format!("{}.yaml", short_hash(url.as_bytes())));
                 block_on(fetch_url(url, &cached)).or_else(|e| fallback(&reference, cached, e))
             }
-            .map_err(fail)?,
             ExternalSource::Oci(r) => {
                 let cached = cache
                     .join("agents")
@@ -56,13 +71,23 @@ pub(crate) fn resolve(file: &mut AgentFile, cache: &Path) -> anyhow::Result<()> 
                     .join(format!("{}.yaml", r.identifier().replace(':', "_")));
                 block_on(pull(r, &cached)).or_else(|e| fallback(&reference, cached, e))
             }
-            .map_err(fail)?,
+        };
+        let path = match fetched {
+            Ok(path) => path,
+            Err(why) if skip_unfetchable => {
+                skipped.push(format!(
+                    "{at}: cannot fetch external agent `{reference}` ({why}); it is not checked, \
+                     and a run that needs it fails"
+                ));
+                continue;
+            }
+            Err(why) => return Err(fail(why)),
         };
         let loaded = tether_config::load_file(&path).map_err(|e| fail(e.to_string()))?;
         file.attach(&reference, loaded)
             .map_err(|d| user_error(format!("invalid agent file\n{d}")))?;
     }
-    Ok(())
+    Ok(skipped)
 }
 
 /// A failed fetch falls back on the copy a previous run cached.

@@ -284,3 +284,52 @@ fn an_artifact_that_is_no_agent_and_a_missing_one_are_errors_at_the_reference() 
         "{stderr}"
     );
 }
+
+#[test]
+fn hooks_check_warns_about_an_unreachable_external_agent_and_run_still_fails_on_it() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    // A port nothing listens on: the registry and the URL are unreachable, nothing is cached.
+    let addr = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().to_string()
+    };
+    let pirate = format!("{addr}/agentcatalog/pirate");
+    let helper = format!("http://{addr}/agents/helper.yaml");
+    std::fs::write(
+        d.join("agent.yaml"),
+        format!(
+            "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents:\n      - {pirate}\n      - {helper}\n"
+        ),
+    )
+    .unwrap();
+
+    let out = cli::tether(d)
+        .args(["hooks", "check", "agent.yaml"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("agent.yaml: valid; agent `root`"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    for (at, reference) in [("5:9", &pirate), ("6:9", &helper)] {
+        assert!(
+            stderr.contains(&format!(
+                "agent.yaml:{at}: cannot fetch external agent `{reference}`"
+            )),
+            "{stderr}"
+        );
+    }
+
+    let (code, stdout, stderr) = run(d);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "agent.yaml:5:9: cannot load external agent `{pirate}`"
+        )),
+        "{stderr}"
+    );
+}

@@ -340,6 +340,8 @@ pub struct Agent {
     pub fallback: Option<Fallback>,
     /// The JSON shape every answer of the agent must take.
     pub structured_output: Option<StructuredOutput>,
+    /// `tool_choice`: `None` leaves it to the provider's default (`auto`).
+    pub tool_choice: Option<ToolChoice>,
     /// `skills:`; `None` = no skills.
     pub skills: Option<Skills>,
     /// The `hooks:` section as written (no CLI flags, no shorthands).
@@ -421,6 +423,14 @@ pub struct Fallback {
 impl Fallback {
     pub const DEFAULT_RETRIES: u32 = 2;
     pub const DEFAULT_COOLDOWN: std::time::Duration = std::time::Duration::from_secs(60);
+}
+
+/// `tool_choice`: whether the model must call a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolChoice {
+    Auto,
+    Required,
+    None,
 }
 
 /// `structured_output:` of an agent.

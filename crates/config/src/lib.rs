@@ -31,7 +31,7 @@ use std::path::PathBuf;
 pub use access::{DomainPattern, expand_path_entry};
 pub use agent::{
     Agent, AgentFile, AgentRouting, Budget, External, ExternalSource, Fallback, InlineSkill,
-    OciReference, ResponseCache, Safety, Skills, StructuredOutput,
+    OciReference, ResponseCache, Safety, Skills, StructuredOutput, ToolChoice,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};
@@ -51,8 +51,8 @@ pub use mcp::{
     RemoteTransport, Restart, parse_go_duration,
 };
 pub use model::{
-    AUTO_LOCAL_MODEL, AUTO_MODELS, KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig,
-    ProviderDef, RoutingRule, ThinkingBudget,
+    AUTO_LOCAL_MODEL, AUTO_MODELS, Capabilities, KNOWN_PROVIDERS, ModelCatalog, ModelChoice,
+    ModelConfig, ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
 pub use policy::{POLICY_EVENTS, PolicyHook};

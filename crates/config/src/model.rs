@@ -1,6 +1,8 @@
 //! Models and providers: `models:` entries, the top-level `providers:` section, and how an
 //! agent's `model:` value (a name, `provider/model`, a comma list, `auto`) resolves.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
 
 /// A model: an entry of `models:` or an inline `provider/model`.
@@ -33,6 +35,20 @@ pub struct ModelConfig {
     pub compaction_model: Option<String>,
     /// When agents running this model compact (over the agent's own).
     pub compaction_threshold: Option<f64>,
+    /// The provider's extra HTTP headers; values may hold `${env.NAME}` / `${NAME}`, expanded
+    /// when the client is built.
+    pub headers: BTreeMap<String, String>,
+    /// Declared input media; `None`: undeclared, everything is sent.
+    pub capabilities: Option<Capabilities>,
+}
+
+/// `capabilities`: the media kinds a model accepts besides text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    pub image: bool,
+    pub pdf: bool,
+    pub audio: bool,
+    pub video: bool,
 }
 
 /// `cost`: USD per million tokens of each kind (absent kinds are free).
@@ -176,6 +192,9 @@ impl ProviderDef {
         m.track_usage = m.track_usage.or(d.track_usage);
         m.thinking_budget = m.thinking_budget.or_else(|| d.thinking_budget.clone());
         m.compaction_model = m.compaction_model.or_else(|| d.compaction_model.clone());
+        for (k, v) in &d.headers {
+            m.headers.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         for (k, v) in &d.provider_opts {
             m.provider_opts
                 .entry(k.clone())
@@ -284,7 +303,7 @@ pub const AUTO_LOCAL_MODEL: (&str, &str) = ("dmr", "ai/qwen3:latest");
 
 /// Providers that need no `base_url`: Tether's clients and the OpenAI-compatible services it
 /// knows the endpoint of.
-pub const KNOWN_PROVIDERS: [&str; 17] = [
+pub const KNOWN_PROVIDERS: [&str; 33] = [
     "openai",
     "anthropic",
     "google",
@@ -302,6 +321,22 @@ pub const KNOWN_PROVIDERS: [&str; 17] = [
     "minimax",
     "azure",
     "amazon-bedrock",
+    "nvidia",
+    "atlascloud",
+    "daoxe",
+    "baseten",
+    "ovhcloud",
+    "fireworks",
+    "cerebras",
+    "together",
+    "huggingface",
+    "moonshot",
+    "vercel",
+    "cloudflare-workers-ai",
+    "cloudflare-ai-gateway",
+    "github-copilot",
+    "opencode-go",
+    "opencode-zen",
 ];
 
 #[cfg(test)]

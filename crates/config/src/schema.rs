@@ -13,10 +13,10 @@ use tether_protocol::HookEvent;
 use crate::model::KNOWN_PROVIDERS;
 use crate::raw::{
     RawAgent, RawAgentFile, RawAgentRouting, RawApiConfig, RawBackoff, RawBudget, RawCache,
-    RawCost, RawEvaluator, RawEvaluatorPolicy, RawFallback, RawHookDef, RawLifecycle,
-    RawMatcherEntry, RawMcpDef, RawModel, RawPermissions, RawPostEdit, RawProvider, RawRemote,
-    RawRoutingPolicy, RawRoutingRule, RawRuntime, RawScript, RawStructuredOutput, RawToolset,
-    RawWebhookConfig,
+    RawCapabilities, RawCost, RawEvaluator, RawEvaluatorPolicy, RawFallback, RawHookDef,
+    RawLifecycle, RawMatcherEntry, RawMcpDef, RawModel, RawPermissions, RawPostEdit, RawProvider,
+    RawRemote, RawRoutingPolicy, RawRoutingRule, RawRuntime, RawScript, RawStructuredOutput,
+    RawToolset, RawWebhookConfig,
 };
 
 /// The shape of a field.
@@ -270,6 +270,7 @@ pub fn agent_file_schema() -> Value {
         def::<RawRoutingRule>(),
         def::<RawFallback>(),
         def::<RawCost>(),
+        def::<RawCapabilities>(),
         def::<RawBudget>(),
         def::<RawRuntime>(),
         def::<RawCache>(),
@@ -323,7 +324,7 @@ pub fn agent_file_schema() -> Value {
             "then": {"required": ["url"]},
         },
     ]);
-    defs["model"]["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS);
+    defs["model"]["properties"]["provider"]["examples"] = json!(KNOWN_PROVIDERS.as_slice());
     let mut root = object(FILE_FIELDS);
     root["$schema"] = json!("https://json-schema.org/draft/2020-12/schema");
     root["$id"] = json!("https://tether.dev/schema/agent-file.json");

@@ -231,10 +231,12 @@ pub enum ToolsetKind {
     Git,
     Rag,
     Lsp,
+    /// A remote agent over the A2A protocol: one tool per skill of its card.
+    A2a,
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 22] = [
+    pub const ALL: [Self; 23] = [
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -257,11 +259,12 @@ impl ToolsetKind {
         Self::Git,
         Self::Rag,
         Self::Lsp,
+        Self::A2a,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 22] = {
-        let mut names = [""; 22];
+    pub const NAMES: [&'static str; 23] = {
+        let mut names = [""; 23];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -294,6 +297,7 @@ impl ToolsetKind {
             Self::Git => "git",
             Self::Rag => "rag",
             Self::Lsp => "lsp",
+            Self::A2a => "a2a",
         }
     }
 
@@ -366,16 +370,21 @@ impl ToolsetKind {
             ],
             // Known only once the server answers or the document is read, or from the
             // toolset's `shell:`, `api_config.name` or the RAG source's tool name;
-            // `open_url`'s from its `name`.
-            Self::Mcp | Self::Script | Self::Api | Self::OpenApi | Self::OpenUrl | Self::Rag => &[],
+            // `open_url`'s from its `name`; a2a's from the remote agent's card.
+            Self::Mcp
+            | Self::Script
+            | Self::Api
+            | Self::OpenApi
+            | Self::OpenUrl
+            | Self::Rag
+            | Self::A2a => &[],
         }
     }
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 8] = [
+pub const UNSUPPORTED_TOOLSETS: [&str; 7] = [
     "mcp_catalog",
-    "a2a",
     "tasks",
     "file",
     "background_jobs",

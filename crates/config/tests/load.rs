@@ -108,7 +108,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, use_skills, cache, rag, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, use_skills, cache, rag, tool_choice, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 
@@ -635,7 +635,7 @@ fn misplaced_or_invalid_toolset_options_are_errors_at_their_position() {
             "agent.yaml:7:41: agents.root.toolsets[1].api_config.endpoint: invalid endpoint `ftp://h/`: only `http://` and `https://` URLs are supported",
             "agent.yaml:7:79: agents.root.toolsets[1].api_config.required[0]: required argument `y` is not one of `args`",
             "agent.yaml:8:9: agents.root.toolsets[2]: a `type: openapi` toolset needs `url`",
-            "agent.yaml:13:14: agents.root.toolsets[3].url: `url` only applies to `type: openapi` and `open_url` toolsets, not `type: shell`",
+            "agent.yaml:13:14: agents.root.toolsets[3].url: `url` only applies to `type: openapi`, `open_url` and `a2a` toolsets, not `type: shell`",
             "agent.yaml:10:17: agents.root.toolsets[3].shared: `shared` only applies to `type: todo` toolsets, not `type: shell`",
             "agent.yaml:11:20: agents.root.toolsets[3].post_edit: `post_edit` only applies to `type: filesystem` toolsets, not `type: shell`",
             "agent.yaml:12:17: agents.root.toolsets[3].models: `models` only applies to `type: model_picker` toolsets, not `type: shell`",

@@ -66,6 +66,8 @@ pub struct AgentRuntime {
     pub(crate) skills: Vec<tether_tools::Skill>,
     /// `structured_output:`, sent with every model call of the agent.
     pub(crate) response_schema: Option<tether_providers::ResponseSchema>,
+    /// `tool_choice:`, sent with every model call of the agent that offers tools.
+    pub(crate) tool_choice: Option<tether_providers::ToolChoice>,
 }
 
 /// The models tried after the agent's own, and which one answers for now.

@@ -320,6 +320,7 @@ impl<'a> Builder<'a> {
                 schema: o.schema.clone(),
                 strict: o.strict,
             }),
+            tool_choice: agent.tool_choice.map(crate::models::tool_choice),
         })
     }
 
@@ -520,6 +521,7 @@ impl<'a> Builder<'a> {
                 Source::OpenApi(Arc::new(doc))
             }
             ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,
+            ToolsetKind::A2a => toolbox::a2a_source(name, toolset)?,
             ToolsetKind::ModelPicker => {
                 let described: Vec<(&str, Option<&str>)> = toolset
                     .models

@@ -261,6 +261,7 @@ impl Runtime {
             messages,
             tools: Vec::new(),
             response_schema: None,
+            tool_choice: None,
         };
         let response = tokio::select! {
             r = complete(

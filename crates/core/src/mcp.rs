@@ -103,19 +103,27 @@ impl Runtime {
         Ok(view)
     }
 
-    /// Reads the agent's OpenAPI documents not read yet (all at once). A document that
-    /// cannot be read is a warning, told once, and the run goes on without its tools; the
+    /// Reads the agent's OpenAPI documents and A2A agent cards not read yet (all at once). One
+    /// that cannot be read is a warning, told once, and the run goes on without its tools; the
     /// next model call tries again.
     async fn read_openapi_documents(&self, agent: &AgentRuntime, session_id: &str) {
-        let pending: Vec<&Arc<tether_tools::OpenApiToolset>> =
+        let documents: Vec<&Arc<tether_tools::OpenApiToolset>> =
             agent.toolbox.openapis().filter(|d| !d.loaded()).collect();
-        if pending.is_empty() {
+        let cards: Vec<&Arc<tether_tools::A2aToolset>> =
+            agent.toolbox.a2as().filter(|t| !t.loaded()).collect();
+        if documents.is_empty() && cards.is_empty() {
             return;
         }
-        let results =
-            futures::future::join_all(pending.iter().map(|d| d.load(&self.working_dir))).await;
-        for (doc, result) in pending.iter().zip(results) {
-            let key = format!("{:p}", Arc::as_ptr(doc));
+        let (read, fetched) = futures::future::join(
+            futures::future::join_all(documents.iter().map(|d| d.load(&self.working_dir))),
+            futures::future::join_all(cards.iter().map(|t| t.load())),
+        )
+        .await;
+        let keys = documents
+            .iter()
+            .map(|d| format!("{:p}", Arc::as_ptr(d)))
+            .chain(cards.iter().map(|t| format!("{:p}", Arc::as_ptr(t))));
+        for (key, result) in keys.zip(read.into_iter().chain(fetched)) {
             if let Err(reason) = result
                 && self.mcp_notified.first(&key)
             {

@@ -99,6 +99,7 @@ impl ModelRunner for ProviderModelRunner {
                     schema: s.schema.clone(),
                     strict: s.strict,
                 }),
+                tool_choice: None,
             };
             let response = tether_providers::complete(provider.as_ref(), &chat)
                 .await

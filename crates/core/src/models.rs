@@ -43,6 +43,24 @@ pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec 
             cache_write: c.cache_write,
         }),
         base_dir,
+        headers: cfg.headers,
+        input_media: cfg.capabilities.map(|c| tether_providers::InputMedia {
+            image: c.image,
+            pdf: c.pdf,
+            audio: c.audio,
+            video: c.video,
+        }),
+    }
+}
+
+/// An agent's `tool_choice` as the providers take it.
+pub(crate) fn tool_choice(c: tether_config::ToolChoice) -> tether_providers::ToolChoice {
+    use tether_config::ToolChoice as C;
+    use tether_providers::ToolChoice as P;
+    match c {
+        C::Auto => P::Auto,
+        C::Required => P::Required,
+        C::None => P::None,
     }
 }
 

@@ -15,7 +15,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 use tether_config::Defer;
 use tether_mcp::McpServer;
-use tether_tools::{OpenApiToolset, Tool, ToolDefinition, ToolResult};
+use tether_tools::{A2aToolset, OpenApiToolset, Tool, ToolDefinition, ToolResult};
 
 pub(crate) const SEARCH_TOOL: &str = "search_tool";
 pub(crate) const ADD_TOOL: &str = "add_tool";
@@ -31,6 +31,22 @@ pub(crate) enum Source {
     OpenApi(Arc<OpenApiToolset>),
     /// Every `type: lsp` toolset of the agent, in the slot of the first.
     Lsp(Arc<tether_lsp::LspToolset>),
+    /// `type: a2a`: no tools until the remote agent's card was read.
+    A2a(Arc<A2aToolset>),
+}
+
+/// The source of a `type: a2a` toolset of agent `agent`.
+pub(crate) fn a2a_source(
+    agent: &str,
+    toolset: &tether_config::Toolset,
+) -> Result<Source, crate::error::SetupError> {
+    A2aToolset::new(toolset)
+        .map(|t| Source::A2a(Arc::new(t)))
+        .ok_or_else(|| {
+            crate::error::SetupError::Config(format!(
+                "agent `{agent}`: an `a2a` toolset without `url`"
+            ))
+        })
 }
 
 /// One `toolsets:` entry.
@@ -79,20 +95,28 @@ impl Slot {
     pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
         match &self.source {
             Source::Mcp(s) => Some(s),
-            Source::Builtin(_) | Source::OpenApi(_) | Source::Lsp(_) => None,
+            Source::Builtin(_) | Source::OpenApi(_) | Source::Lsp(_) | Source::A2a(_) => None,
         }
     }
 
     pub(crate) fn openapi(&self) -> Option<&Arc<OpenApiToolset>> {
         match &self.source {
             Source::OpenApi(d) => Some(d),
-            Source::Builtin(_) | Source::Mcp(_) | Source::Lsp(_) => None,
+            Source::Builtin(_) | Source::Mcp(_) | Source::Lsp(_) | Source::A2a(_) => None,
         }
     }
 
     pub(crate) fn lsp(&self) -> Option<&Arc<tether_lsp::LspToolset>> {
         match &self.source {
             Source::Lsp(set) => Some(set),
+            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) | Source::A2a(_) => None,
+        }
+    }
+
+    pub(crate) fn a2a(&self) -> Option<&Arc<A2aToolset>> {
+        match &self.source {
+            Source::A2a(t) => Some(t),
+            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) | Source::Lsp(_) => None,
             Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) => None,
         }
     }
@@ -272,6 +296,10 @@ impl Toolbox {
         self.slots.iter().filter_map(Slot::lsp)
     }
 
+    pub(crate) fn a2as(&self) -> impl Iterator<Item = &Arc<A2aToolset>> {
+        self.slots.iter().filter_map(Slot::a2a)
+    }
+
     pub(crate) fn view(&self) -> Arc<View> {
         Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -286,6 +314,7 @@ impl Toolbox {
             .map(|s| s.generation())
             .chain(self.openapis().map(|d| u64::from(d.loaded())))
             .chain(self.lsps().map(|l| l.generation()))
+            .chain(self.a2as().map(|t| u64::from(t.loaded())))
             .chain([activated])
             .collect()
     }
@@ -319,6 +348,14 @@ impl Toolbox {
                 Source::Builtin(tools) => tools.clone(),
                 Source::OpenApi(doc) => doc.tools(),
                 Source::Lsp(set) => set.tools(),
+                Source::A2a(remote) => {
+                    if let Some(text) = remote.instruction().and_then(|card| {
+                        instruction(slot.instruction.as_deref(), Some(card.as_str()))
+                    }) {
+                        view.instructions.push(text);
+                    }
+                    remote.tools()
+                }
                 Source::Mcp(server) => {
                     let original = server.instructions();
                     if server.generation() > 0

@@ -332,6 +332,7 @@ impl Runtime {
             messages,
             tools: tools.definitions.clone(),
             response_schema: agent.response_schema.clone(),
+            tool_choice: agent.tool_choice,
         };
         if let Some(m) = routed {
             return self

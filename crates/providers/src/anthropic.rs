@@ -20,7 +20,7 @@ use crate::http::{Decoder, HttpCall, HttpOptions, build_client, join_url, parse_
 use crate::openai::arguments_object;
 use crate::{
     ChatRequest, FinishReason, ModelResponse, ModelSpec, Provider, ProviderError, ResponseStream,
-    StreamEvent, Thinking, catalogue,
+    StreamEvent, Thinking, ToolChoice, catalogue,
 };
 use tether_http::SseEvent;
 
@@ -44,7 +44,7 @@ impl AnthropicProvider {
         let opts = HttpOptions::from_spec(spec);
         Ok(Self {
             id: spec.id(),
-            client: build_client(&opts)?,
+            client: build_client(spec, &opts)?,
             base_url,
             api_key,
             spec: spec.clone(),
@@ -171,11 +171,21 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
             Thinking::Disabled | Thinking::Dynamic => {}
         }
     }
-    if spec.parallel_tool_calls == Some(false)
-        && !req.tools.is_empty()
-        && req.response_schema.is_none()
-    {
-        body["tool_choice"] = json!({"type": "auto", "disable_parallel_tool_use": true});
+    if !req.tools.is_empty() && req.response_schema.is_none() {
+        let kind = match req.tool_choice {
+            Some(ToolChoice::Required) => Some("any"),
+            Some(ToolChoice::None) => Some("none"),
+            Some(ToolChoice::Auto) => Some("auto"),
+            None if spec.parallel_tool_calls == Some(false) => Some("auto"),
+            None => None,
+        };
+        if let Some(kind) = kind {
+            let mut choice = json!({ "type": kind });
+            if spec.parallel_tool_calls == Some(false) && kind != "none" {
+                choice["disable_parallel_tool_use"] = json!(true);
+            }
+            body["tool_choice"] = choice;
+        }
     }
     if !tools.is_empty() {
         body["tools"] = json!(tools);

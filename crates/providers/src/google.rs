@@ -17,7 +17,7 @@ use crate::http::{Decoder, HttpCall, HttpOptions, build_client, join_url, parse_
 use crate::openai::arguments_object;
 use crate::{
     ChatRequest, FinishReason, ModelResponse, ModelSpec, Provider, ProviderError, ResponseStream,
-    StreamEvent, Thinking,
+    StreamEvent, Thinking, ToolChoice,
 };
 use tether_http::SseEvent;
 
@@ -40,7 +40,7 @@ impl GeminiProvider {
         let opts = HttpOptions::from_spec(spec);
         Ok(Self {
             id: spec.id(),
-            client: build_client(&opts)?,
+            client: build_client(spec, &opts)?,
             base_url,
             api_key,
             spec: spec.clone(),
@@ -119,6 +119,14 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
             })
             .collect();
         body["tools"] = json!([{"functionDeclarations": decls}]);
+        if let Some(choice) = req.tool_choice {
+            let mode = match choice {
+                ToolChoice::Auto => "AUTO",
+                ToolChoice::Required => "ANY",
+                ToolChoice::None => "NONE",
+            };
+            body["toolConfig"] = json!({"functionCallingConfig": {"mode": mode}});
+        }
     }
     let mut config = Map::new();
     if let Some(max) = spec.max_tokens {

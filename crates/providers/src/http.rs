@@ -73,10 +73,26 @@ impl HttpOptions {
     }
 }
 
-/// Builds a model client's HTTP client.
-pub(crate) fn build_client(opts: &HttpOptions) -> Result<reqwest::Client, ProviderError> {
+/// Builds a model client's HTTP client; `spec.headers` (expanded) go on every request.
+pub(crate) fn build_client(
+    spec: &ModelSpec,
+    opts: &HttpOptions,
+) -> Result<reqwest::Client, ProviderError> {
+    let mut headers = HeaderMap::new();
+    for (name, value) in &spec.headers {
+        let invalid = |what: &str| ProviderError::InvalidSpec {
+            model: spec.id(),
+            reason: format!("header `{name}`: {what}"),
+        };
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| invalid("not a valid header name"))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|_| invalid("its value is not allowed in HTTP"))?;
+        headers.insert(name, value);
+    }
     client_builder()
         .connect_timeout(opts.connect_timeout)
+        .default_headers(headers)
         .build()
         .map_err(|e| ProviderError::Network {
             provider: "http".to_owned(),

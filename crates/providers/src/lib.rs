@@ -21,6 +21,7 @@ mod error;
 pub mod fuzzing;
 mod google;
 mod http;
+mod media;
 mod openai;
 mod script;
 mod spec;
@@ -35,10 +36,10 @@ pub use error::ProviderError;
 pub use google::GeminiProvider;
 pub use openai::{Api, OpenAiProvider};
 pub use script::ScriptProvider;
-pub use spec::{Env, MapEnv, ModelSpec, ProcessEnv, Thinking};
+pub use spec::{Env, InputMedia, MapEnv, ModelSpec, ProcessEnv, Thinking};
 pub use types::{
     ChatRequest, FinishReason, ModelResponse, Provider, ResponseSchema, ResponseStream,
-    StreamEvent, ToolDefinition, complete,
+    StreamEvent, ToolChoice, ToolDefinition, complete,
 };
 
 use spec::non_empty;
@@ -54,7 +55,7 @@ pub mod endpoints {
 
 /// OpenAI-compatible services known by name: their endpoint and key variable (`None`: no
 /// key, e.g. a local server; an empty endpoint: the user's `base_url` is required).
-pub const COMPATIBLE: [(&str, &str, Option<&str>); 10] = [
+pub const COMPATIBLE: [(&str, &str, Option<&str>); 26] = [
     ("xai", "https://api.x.ai/v1", Some("XAI_API_KEY")),
     (
         "nebius",
@@ -89,6 +90,83 @@ pub const COMPATIBLE: [(&str, &str, Option<&str>); 10] = [
     ),
     ("azure", "", Some("AZURE_API_KEY")),
     ("mistral", endpoints::MISTRAL, Some("MISTRAL_API_KEY")),
+    (
+        "nvidia",
+        "https://integrate.api.nvidia.com/v1",
+        Some("NVIDIA_API_KEY"),
+    ),
+    (
+        "atlascloud",
+        "https://api.atlascloud.ai/v1",
+        Some("ATLASCLOUD_API_KEY"),
+    ),
+    ("daoxe", "https://daoxe.com/v1", Some("DAOXE_API_KEY")),
+    (
+        "baseten",
+        "https://inference.baseten.co/v1",
+        Some("BASETEN_API_KEY"),
+    ),
+    (
+        "ovhcloud",
+        "https://oai.endpoints.kepler.ai.cloud.ovh.net/v1",
+        Some("OVH_AI_ENDPOINTS_ACCESS_TOKEN"),
+    ),
+    (
+        "fireworks",
+        "https://api.fireworks.ai/inference/v1",
+        Some("FIREWORKS_API_KEY"),
+    ),
+    (
+        "cerebras",
+        "https://api.cerebras.ai/v1",
+        Some("CEREBRAS_API_KEY"),
+    ),
+    (
+        "together",
+        "https://api.together.xyz/v1",
+        Some("TOGETHER_API_KEY"),
+    ),
+    (
+        "huggingface",
+        "https://router.huggingface.co/v1",
+        Some("HF_TOKEN"),
+    ),
+    (
+        "moonshot",
+        "https://api.moonshot.ai/v1",
+        Some("MOONSHOT_API_KEY"),
+    ),
+    (
+        "vercel",
+        "https://ai-gateway.vercel.sh/v1",
+        Some("AI_GATEWAY_API_KEY"),
+    ),
+    // Account-scoped endpoints: the variables expand when the client is built.
+    (
+        "cloudflare-workers-ai",
+        "https://api.cloudflare.com/client/v4/accounts/${CLOUDFLARE_ACCOUNT_ID}/ai/v1",
+        Some("CLOUDFLARE_API_TOKEN"),
+    ),
+    (
+        "cloudflare-ai-gateway",
+        "https://gateway.ai.cloudflare.com/v1/${CLOUDFLARE_ACCOUNT_ID}/${CLOUDFLARE_GATEWAY_ID}/compat",
+        Some("CLOUDFLARE_API_TOKEN"),
+    ),
+    (
+        "github-copilot",
+        "https://api.githubcopilot.com",
+        Some("GITHUB_TOKEN"),
+    ),
+    (
+        "opencode-go",
+        "https://opencode.ai/zen/go/v1",
+        Some("OPENCODE_API_KEY"),
+    ),
+    (
+        "opencode-zen",
+        "https://opencode.ai/zen/v1",
+        Some("OPENCODE_API_KEY"),
+    ),
 ];
 
 /// Builds the client for `spec`. Keys and endpoints come from `env` (`OPENAI_API_KEY` /
@@ -104,17 +182,27 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
             reason: "the model name is empty".to_owned(),
         });
     }
+    let id = spec.id();
     let mut spec = spec.clone();
+    let invalid = |reason| ProviderError::InvalidSpec {
+        model: id.clone(),
+        reason,
+    };
     if let Some(url) = &spec.base_url {
-        spec.base_url =
-            Some(
-                expand_env(url, env).map_err(|reason| ProviderError::InvalidSpec {
-                    model: spec.id(),
-                    reason,
-                })?,
-            );
+        spec.base_url = Some(expand_env(url, "base_url", env).map_err(invalid)?);
     }
-    let spec = &spec;
+    for (name, value) in &mut spec.headers {
+        *value = expand_env(value, &format!("header `{name}`"), env).map_err(invalid)?;
+    }
+    let media = spec.input_media;
+    let provider = build_expanded(&spec, env)?;
+    Ok(match media {
+        Some(media) => Arc::new(media::StripMedia::new(provider, media, spec.id())),
+        None => provider,
+    })
+}
+
+fn build_expanded(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provider>, ProviderError> {
     let key = |var: &str| {
         let var = spec.token_key.as_deref().unwrap_or(var);
         non_empty(env, var).ok_or_else(|| ProviderError::MissingKey {
@@ -177,11 +265,18 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
         }
         other => {
             let known = COMPATIBLE.iter().find(|(name, _, _)| *name == other);
-            let base_url = spec.base_url.clone().or_else(|| {
-                known
-                    .map(|(_, url, _)| (*url).to_owned())
-                    .filter(|u| !u.is_empty())
-            });
+            let base_url = match spec.base_url.clone() {
+                Some(url) => Some(url),
+                None => match known.map(|(_, url, _)| *url).filter(|u| !u.is_empty()) {
+                    Some(url) => Some(expand_env(url, "base_url", env).map_err(|reason| {
+                        ProviderError::InvalidSpec {
+                            model: spec.id(),
+                            reason,
+                        }
+                    })?),
+                    None => None,
+                },
+            };
             let Some(base_url) = base_url else {
                 return Err(ProviderError::InvalidSpec {
                     model: spec.id(),
@@ -206,20 +301,21 @@ pub fn build_provider(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Provide
     })
 }
 
-/// Expands `${env.NAME}` and `${NAME}` in a `base_url`; an unset variable is an error.
-fn expand_env(text: &str, env: &dyn Env) -> Result<String, String> {
+/// Expands `${env.NAME}` and `${NAME}` in a `base_url` or a header value (`what`); an unset
+/// variable is an error.
+fn expand_env(text: &str, what: &str, env: &dyn Env) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
-            return Err(format!("unclosed `${{` in base_url `{text}`"));
+            return Err(format!("unclosed `${{` in {what} `{text}`"));
         };
         let name = after[..end].trim();
         let name = name.strip_prefix("env.").unwrap_or(name);
         let value = non_empty(env, name)
-            .ok_or_else(|| format!("base_url `{text}` uses `{name}`, which is not set"))?;
+            .ok_or_else(|| format!("{what} `{text}` uses `{name}`, which is not set"))?;
         out.push_str(&value);
         rest = &after[end + 1..];
     }

@@ -37,6 +37,20 @@ pub struct ModelSpec {
     pub base_dir: Option<PathBuf>,
     /// The agent file's prices (`cost`), over the catalogue's.
     pub prices: Option<catalogue::Prices>,
+    /// Extra HTTP headers sent on every request (a provider's `headers`); `${env.NAME}` and
+    /// `${NAME}` in values expand when the client is built.
+    pub headers: BTreeMap<String, String>,
+    /// The declared input media (`capabilities`); `None`: undeclared, everything is sent.
+    pub input_media: Option<InputMedia>,
+}
+
+/// The media kinds a model accepts besides text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InputMedia {
+    pub image: bool,
+    pub pdf: bool,
+    pub audio: bool,
+    pub video: bool,
 }
 
 /// How much the model reasons before answering (`thinking_budget`).

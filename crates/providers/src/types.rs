@@ -39,6 +39,30 @@ pub struct ChatRequest {
     pub messages: Vec<Message>,
     pub tools: Vec<ToolDefinition>,
     pub response_schema: Option<ResponseSchema>,
+    /// Whether the model must call one of `tools` (sent only when there are tools); `None`:
+    /// the vendor's default, which is `Auto`.
+    pub tool_choice: Option<ToolChoice>,
+}
+
+/// The agent's `tool_choice`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolChoice {
+    Auto,
+    /// Every answer calls a tool.
+    Required,
+    /// No tool calls.
+    None,
+}
+
+impl ToolChoice {
+    /// OpenAI's spelling (Chat Completions and Responses).
+    pub fn openai(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Required => "required",
+            Self::None => "none",
+        }
+    }
 }
 
 /// Why the model stopped.

@@ -24,6 +24,7 @@ fn request() -> ChatRequest {
             parameters: json!({"type": "object", "properties": {"cmd": {"type": "string"}}, "required": ["cmd"]}),
         }],
         response_schema: None,
+        tool_choice: None,
     }
 }
 
@@ -191,6 +192,7 @@ async fn structured_output_requests_carry_the_schema_in_each_dialects_form() {
             messages: vec![Message::user("judge this")],
             tools: Vec::new(),
             response_schema: Some(schema.clone()),
+            tool_choice: None,
         };
         let resp = complete(p.as_ref(), &req).await.unwrap();
         let body = &server.requests()[0].body;

@@ -6,6 +6,7 @@
 //! Names, descriptions and argument schemas follow docker-agent's recorded requests, so a
 //! model prompted for docker-agent behaves the same here.
 
+mod a2a;
 mod api;
 mod args;
 mod calculator;
@@ -42,6 +43,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+pub use a2a::A2aToolset;
 pub use api::ApiTool;
 pub use calculator::{CALCULATOR_INSTRUCTION, CalculatorTool};
 pub use datetime::{DATETIME_INSTRUCTION, DatetimeTool};

@@ -66,9 +66,9 @@ pub fn build_toolset_with(
             None => (Vec::new(), None),
         },
         // Its tools come from the server, once it runs (tether-mcp), or from the OpenAPI
-        // document, once read; `user_prompt` asks the user, `model_picker` switches the
-        // agent's model and `background_agents` runs sub-agents, so the runtime provides them;
-        // `rag` searches with the runtime's embedding models (tether-rag).
+        // document or the A2A agent card, once read; `user_prompt` asks the user, `model_picker`
+        // switches the agent's model and `background_agents` runs sub-agents, so the runtime
+        // provides them; `rag` searches with the runtime's embedding models (tether-rag);
         // `lsp` tools come from tether-lsp, over every language server of the agent.
         ToolsetKind::Mcp
         | ToolsetKind::Rag
@@ -76,7 +76,8 @@ pub fn build_toolset_with(
         | ToolsetKind::UserPrompt
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker
-        | ToolsetKind::BackgroundAgents => (Vec::new(), None),
+        | ToolsetKind::BackgroundAgents
+        | ToolsetKind::A2a => (Vec::new(), None),
         ToolsetKind::Calculator
         | ToolsetKind::Random
         | ToolsetKind::Datetime

@@ -187,7 +187,7 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
 }
 
 pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
-    let file = common::load(&args.agent_file)?;
+    let (file, unfetched) = common::load_offline(&args.agent_file)?;
     let agent = common::pick_agent(&file, args.agent.as_deref())?;
     let user = common::user_config()?;
     let hooks = common::effective(agent, &args.hooks.to_cli_hooks(), &user);
@@ -204,7 +204,8 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
             ShellKind::Sh => "fallback",
         }
     );
-    let warnings = missing_program_warnings(&hooks, &file.dir);
+    let mut warnings = unfetched;
+    warnings.extend(missing_program_warnings(&hooks, &file.dir));
     let trust = crate::trust::Review::new(&args.agent_file, &cwd, &user)?;
 
     if args.json {

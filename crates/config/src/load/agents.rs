@@ -171,6 +171,22 @@ impl Validator<'_> {
         let structured_output = a
             .structured_output
             .and_then(|o| self.structured_output(&path, o));
+        let tool_choice = a.tool_choice.and_then(|t| {
+            use crate::agent::ToolChoice as C;
+            match t.value.as_str() {
+                "auto" => Some(C::Auto),
+                "required" => Some(C::Required),
+                "none" => Some(C::None),
+                other => {
+                    self.error_hint(
+                        self.origin(&t.referenced, format!("{path}.tool_choice")),
+                        format!("unknown tool_choice `{other}`"),
+                        "use auto, required or none",
+                    );
+                    None
+                }
+            }
+        });
         let own = a
             .skills
             .and_then(|s| self.skills_at(&format!("{path}.skills"), s));
@@ -313,6 +329,7 @@ impl Validator<'_> {
             routing,
             fallback,
             structured_output,
+            tool_choice,
             skills,
             hooks,
             origin,

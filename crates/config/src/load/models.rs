@@ -1,12 +1,14 @@
 //! Validation of `providers:`, `models:`, model references and an agent's `fallback:`.
 
+use std::collections::BTreeMap;
+
 use serde_saphyr::Spanned;
 
 use crate::agent::{AgentFile, Fallback};
 use crate::mcp::parse_go_duration;
 use crate::model::{
-    KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig, ProviderDef, RoutingRule,
-    ThinkingBudget,
+    Capabilities, KNOWN_PROVIDERS, ModelCatalog, ModelChoice, ModelConfig, ProviderDef,
+    RoutingRule, ThinkingBudget,
 };
 use crate::raw::{RawFallback, RawModel, RawProvider};
 
@@ -23,6 +25,7 @@ impl Validator<'_> {
         let mut out = Vec::new();
         for (name, p) in raw {
             let path = format!("providers.{name}");
+            let at = p.referenced;
             let p = p.value;
             let provider = match p.provider {
                 Some(t) if KNOWN_PROVIDERS.contains(&t.value.as_str()) => t.value,
@@ -56,7 +59,9 @@ impl Validator<'_> {
                 refs.push((format!("{path}.compaction_model"), m.clone()));
                 m.value
             });
+            let headers = self.provider_headers(&at, &path, p.headers.unwrap_or_default());
             let defaults = ModelConfig {
+                headers,
                 compaction_model,
                 max_tokens: self.max_tokens(&path, p.max_tokens),
                 temperature: p.temperature,
@@ -238,7 +243,15 @@ impl Validator<'_> {
             let compaction_threshold = m
                 .compaction_threshold
                 .and_then(|t| self.threshold(&format!("{path}.compaction_threshold"), &t));
+            let capabilities = m.capabilities.map(|c| Capabilities {
+                image: c.value.image.unwrap_or(false),
+                pdf: c.value.pdf.unwrap_or(false),
+                audio: c.value.audio.unwrap_or(false),
+                video: c.value.video.unwrap_or(false),
+            });
             let cfg = ModelConfig {
+                capabilities,
+                headers: Default::default(),
                 cost,
                 compaction_model,
                 compaction_threshold,
@@ -292,6 +305,32 @@ impl Validator<'_> {
             }
         }
         catalog
+    }
+
+    /// A provider's `headers`: names must be HTTP tokens (values are checked once expanded,
+    /// when the client is built).
+    fn provider_headers(
+        &mut self,
+        at: &serde_saphyr::Location,
+        path: &str,
+        headers: BTreeMap<String, String>,
+    ) -> BTreeMap<String, String> {
+        let mut out = BTreeMap::new();
+        for (name, value) in headers {
+            let token = !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if token {
+                out.insert(name, value);
+            } else {
+                self.error(
+                    self.origin(at, format!("{path}.headers")),
+                    format!("`{name}` is not a valid HTTP header name"),
+                );
+            }
+        }
+        out
     }
 
     fn max_tokens(&mut self, path: &str, v: Option<Spanned<i64>>) -> Option<u64> {

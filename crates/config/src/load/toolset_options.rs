@@ -196,6 +196,32 @@ impl Validator<'_> {
         })
     }
 
+    /// A `type: a2a` toolset's `url`: an `http(s)` URL (`${env.NAME}` allowed).
+    pub(super) fn a2a_url(&mut self, path: &str, u: &Spanned<String>) -> Option<String> {
+        let at = self.origin(&u.referenced, path);
+        if let Err(why) = check_references(&u.value) {
+            self.error(at, why);
+            return None;
+        }
+        let lower = u.value.to_ascii_lowercase();
+        if !(lower.starts_with("http://")
+            || lower.starts_with("https://")
+            || u.value.starts_with("${"))
+        {
+            self.error_hint(
+                at,
+                format!("unsupported url `{}`", u.value),
+                "give the remote agent's `http://` or `https://` base URL",
+            );
+            return None;
+        }
+        if let Err(why) = check_url(placeholder_free(&u.value).trim()) {
+            self.error(at, format!("invalid url `{}`: {why}", u.value));
+            return None;
+        }
+        Some(u.value.clone())
+    }
+
     pub(super) fn openapi_url(&mut self, path: &str, u: &Spanned<String>) -> Option<String> {
         let at = self.origin(&u.referenced, path);
         if let Err(why) = check_references(&u.value) {

@@ -105,7 +105,11 @@ impl Validator<'_> {
         }
         let http = matches!(
             kind,
-            ToolsetKind::Fetch | ToolsetKind::Api | ToolsetKind::OpenApi | ToolsetKind::Webhook
+            ToolsetKind::Fetch
+                | ToolsetKind::Api
+                | ToolsetKind::OpenApi
+                | ToolsetKind::Webhook
+                | ToolsetKind::A2a
         );
         let allow_private_ips = t
             .allow_private_ips
@@ -125,7 +129,7 @@ impl Validator<'_> {
             self.error(
                 self.origin(&a.referenced, format!("{path}.allow_private_ips")),
                 format!(
-                    "`allow_private_ips` applies to `type: fetch`, `api`, `openapi` and `webhook` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
+                    "`allow_private_ips` applies to `type: fetch`, `api`, `openapi`, `webhook` and `a2a` (and, not yet, `type: mcp`) toolsets, not `type: {}`",
                     kind.type_name()
                 ),
             );
@@ -135,7 +139,7 @@ impl Validator<'_> {
                 self.error(
                     self.origin(&v.referenced, format!("{path}.timeout")),
                     format!(
-                        "`timeout` applies to `type: fetch`, `api`, `openapi` and `webhook` toolsets, not `type: {}`",
+                        "`timeout` applies to `type: fetch`, `api`, `openapi`, `webhook` and `a2a` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
@@ -190,6 +194,7 @@ impl Validator<'_> {
                     | ToolsetKind::Api
                     | ToolsetKind::OpenApi
                     | ToolsetKind::OpenUrl
+                    | ToolsetKind::A2a
             ) && !known.contains(&tool)
             {
                 this.error_hint(
@@ -342,12 +347,13 @@ impl Validator<'_> {
             ("version", t.version.as_ref().map(|v| &v.referenced)),
             ("working_dir", t.working_dir.as_ref().map(|v| &v.referenced)),
             ("lifecycle", t.lifecycle.as_ref().map(|v| &v.referenced)),
-            // `open_url` names its one tool.
+            // `open_url` names its one tool; an a2a toolset's `name` prefixes its tools, as an
+            // MCP toolset's does.
             (
                 "name",
                 t.name
                     .as_ref()
-                    .filter(|_| kind != ToolsetKind::OpenUrl)
+                    .filter(|_| kind != ToolsetKind::OpenUrl && kind != ToolsetKind::A2a)
                     .map(|v| &v.referenced),
             ),
         ];
@@ -405,9 +411,19 @@ impl Validator<'_> {
             Some(u) if kind == ToolsetKind::OpenUrl => {
                 out.url = self.fixed_url(&format!("{path}.url"), &u);
             }
+            Some(u) if kind == ToolsetKind::A2a => {
+                out.url = self.a2a_url(&format!("{path}.url"), &u);
+            }
             Some(u) => {
-                let owners = "`type: openapi` and `open_url`";
+                let owners = "`type: openapi`, `open_url` and `a2a`";
                 self.wrong_type(path, &u.referenced, "url", owners, kind);
+            }
+            None if kind == ToolsetKind::A2a => {
+                self.error_hint(
+                    origin.clone(),
+                    "a `type: a2a` toolset needs `url`",
+                    "the remote agent's base URL, e.g. `http://localhost:8080`",
+                );
             }
             None if kind == ToolsetKind::OpenUrl => {
                 self.error_hint(
@@ -426,10 +442,16 @@ impl Validator<'_> {
             None => {}
         }
         if let Some(h) = t.headers.take() {
-            if kind == ToolsetKind::OpenApi {
+            if matches!(kind, ToolsetKind::OpenApi | ToolsetKind::A2a) {
                 out.headers = self.headers(&format!("{path}.headers"), h.value);
             } else {
-                self.wrong_type(path, &h.referenced, "headers", "`type: openapi`", kind);
+                self.wrong_type(
+                    path,
+                    &h.referenced,
+                    "headers",
+                    "`type: openapi` and `a2a`",
+                    kind,
+                );
             }
         }
         out.max_output_bytes = match t.max_output_bytes.take() {

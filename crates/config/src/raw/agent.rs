@@ -109,6 +109,11 @@ described! {
         pub(crate) cache: Option<Spanned<RawCache>>,
         /// Top-level `rag` sources whose search tools the agent gets.
         pub(crate) rag: Option<Vec<Spanned<String>>>,
+        /// Whether the model must call a tool: `auto` (the model decides; default), `required`
+        /// (every answer calls a tool) or `none` (no tool calls). Sent on every model call that
+        /// offers tools.
+        #[schema(ty = T::Enum(&["auto", "required", "none"]))]
+        pub(crate) tool_choice: Option<Spanned<String>>,
         /// Lifecycle hooks, per event.
         pub(crate) hooks: Option<RawHooks>,
     }

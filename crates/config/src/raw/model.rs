@@ -59,6 +59,27 @@ described! {
         /// The share of the context window past which agents running this model compact; wins over
         /// the agent's.
         pub(crate) compaction_threshold: Option<Spanned<f64>>,
+        /// The input the model accepts besides text, declared (authoritative: an absent kind is
+        /// `false`). Content the model cannot take is removed from each request before it is
+        /// sent; without `capabilities` everything is sent.
+        pub(crate) capabilities: Option<Spanned<RawCapabilities>>,
+    }
+}
+
+described! {
+    /// `capabilities`: the media kinds a model accepts as input.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[schema(name = "capabilities")]
+    pub(crate) struct RawCapabilities {
+        /// Images (default false once `capabilities` is set).
+        pub(crate) image: Option<bool>,
+        /// PDF documents.
+        pub(crate) pdf: Option<bool>,
+        /// Audio.
+        pub(crate) audio: Option<bool>,
+        /// Video.
+        pub(crate) video: Option<bool>,
     }
 }
 
@@ -131,5 +152,9 @@ described! {
         pub(crate) thinking_budget: Option<Spanned<serde_json::Value>>,
         /// Default provider options.
         pub(crate) provider_opts: Option<serde_json::Map<String, serde_json::Value>>,
+        /// HTTP headers sent on every request of this provider's models (after the built-in
+        /// ones, so they can replace them); `${env.NAME}` and `${NAME}` expand when the client is
+        /// built, and an unset variable is an error then.
+        pub(crate) headers: Option<std::collections::BTreeMap<String, String>>,
     }
 }

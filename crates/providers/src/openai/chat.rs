@@ -64,6 +64,11 @@ pub(super) fn body(
     {
         body["parallel_tool_calls"] = json!(parallel);
     }
+    if let Some(choice) = req.tool_choice
+        && !req.tools.is_empty()
+    {
+        body["tool_choice"] = json!(choice.openai());
+    }
     if let Some(effort) = spec.thinking().as_ref().and_then(super::reasoning_effort) {
         body["reasoning_effort"] = json!(effort);
     }

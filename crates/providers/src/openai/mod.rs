@@ -91,7 +91,7 @@ impl OpenAiProvider {
         let opts = HttpOptions::from_spec(spec);
         Ok(Self {
             id: spec.id(),
-            client: build_client(&opts)?,
+            client: build_client(spec, &opts)?,
             base_url,
             api_key,
             api: Api::for_spec(spec)?,

@@ -54,6 +54,11 @@ pub(super) fn body(spec: &ModelSpec, req: &ChatRequest) -> Result<Value, Provide
     {
         body["parallel_tool_calls"] = json!(parallel);
     }
+    if let Some(choice) = req.tool_choice
+        && !req.tools.is_empty()
+    {
+        body["tool_choice"] = json!(choice.openai());
+    }
     let effort = spec
         .thinking()
         .as_ref()
