@@ -136,7 +136,7 @@ pub fn build_embedder(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Embedde
         id: spec.id(),
         provider: spec.provider.clone(),
         model: spec.model.clone(),
-        client: build_client(&opts)?,
+        client: build_client(spec, &opts)?,
         url,
         api_key,
         dialect,
