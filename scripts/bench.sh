@@ -43,6 +43,7 @@ run() {
 run dispatch cargo bench -p tether-hooks --bench dispatch
 run builtins cargo bench -p tether-hooks --bench builtins
 run loop_overhead cargo bench -p tether-core --bench loop_overhead
+run policy_ladder cargo bench -p tether-core --bench policy_ladder
 run redact cargo bench -p tether-secrets --bench redact
 run classify cargo bench -p tether-shell-safety --bench classify
 run store cargo bench -p tether-store --bench store
@@ -97,6 +98,11 @@ fi
 if [ -x "$target/release/tether" ] &&
   run build_corpus cargo build --release -q -p tether-secrets --example corpus; then
   work=$(mktemp -d)
+  real_src=""
+  for d in /usr/lib/python3.11 /usr/lib/python3 "$(rustc --print sysroot 2>/dev/null)/lib/rustlib/src"; do
+    [ -d "$d" ] && { real_src=$d; break; }
+  done
+  echo "redact_e2e corpus: ${real_src:-the repeated fixtures}" >>"$logs/redact_e2e.log"
   printf 'agents:\n  root:\n    model: openai/gpt-4o\n' >"$work/none.yaml"
   printf 'agents:\n  root:\n    model: openai/gpt-4o\n    redact_secrets: true\n' >"$work/redact.yaml"
   # median FIELD CONFIG: the median of one column of $work/times for one configuration.
@@ -105,7 +111,8 @@ if [ -x "$target/release/tether" ] &&
   }
   for kind in clean secrets; do
     echo "running redact_e2e: $kind" >&2
-    "$target/release/examples/corpus" "$kind" 20971520 >"$work/$kind.json"
+    # Real source code (the Python standard library), not generated text.
+    "$target/release/examples/corpus" "$kind" 20971520 $real_src >"$work/$kind.json"
     : >"$work/times"
     for i in $(seq 11); do
       for config in none redact; do
@@ -231,6 +238,15 @@ fi
 b=$(mean_ns "pre_tool_use/dispatch_noop_builtin")
 row "dispatch to a no-op builtin: < 20 µs" \
   "${b:+$(calc "%.1f µs" "$b/1e3")}" "${b:+$(ok "$b < 20000")}"
+# A Cedar policy hook of 100 policies on `pre_tool_use`, in the approval ladder (issue 26):
+# `Runtime::decide` with the hook against the same ladder without hooks.
+p=$(mean_ns "policy_ladder/cedar_100") p0=$(mean_ns "policy_ladder/no_hooks")
+if [ -n "$p" ]; then
+  row "a Cedar decision on \`pre_tool_use\` with 100 policies, end to end in the ladder: ≤ 50 µs per tool call" \
+    "$(calc "%.1f µs (ladder without hooks %.1f µs)" "p/1e3, p0/1e3" -v p="$p" -v p0="${p0:-0}")" "$(ok "$p <= 50000")"
+else
+  row "a Cedar decision on \`pre_tool_use\` with 100 policies, end to end in the ladder: ≤ 50 µs per tool call" "-" ""
+fi
 
 # Loop overhead per tool call (issue 4): figures are medians in ms.
 a0=$(loop 0 3) b0=$(loop 0 4) c0=$(loop 0 5)

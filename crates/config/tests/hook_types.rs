@@ -78,7 +78,7 @@ fn http_hook_errors_point_at_the_offending_value() {
         ),
         (
             "      stop:\n        - type: webhook\n",
-            "agent.yaml:6:17: agents.root.hooks.stop[0].type: unsupported hook type 'webhook' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp')",
+            "agent.yaml:6:17: agents.root.hooks.stop[0].type: unsupported hook type 'webhook' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp', 'policy')",
         ),
     ];
     for (hooks, want) in cases {

@@ -118,7 +118,7 @@ fn unknown_key_inside_a_hook() {
         first(
             "agents:\n  root:\n    hooks:\n      stop:\n        - type: command\n          comand: echo\n"
         ),
-        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy, persistent"
+        "agent.yaml:6:11: agents.root.hooks.stop[0]: unknown field `comand`, expected one of type, command, args, timeout, name, working_dir, env, on_error, model, prompt, schema, policy, policy_text, url, headers, allowed_env, async, dialect, server, tool, input, strict_output, system_prompt, evaluator, evaluator_policy, routing_policy, persistent, sandbox"
     );
 }
 
@@ -238,7 +238,7 @@ fn validation_messages_of_the_reference() {
         ),
         (
             "stop:\n        - type: shell\n",
-            "agent.yaml:5:17: agents.root.hooks.stop[0].type: unsupported hook type 'shell' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp')",
+            "agent.yaml:5:17: agents.root.hooks.stop[0].type: unsupported hook type 'shell' (supported: 'command', 'builtin', 'model', 'evaluator', 'http', 'mcp', 'policy')",
         ),
         (
             "pre_tool_use:\n        - matcher: x\n",

@@ -36,15 +36,69 @@ pub(crate) fn ordinary(len: usize) -> String {
     text
 }
 
+/// Real source code: the UTF-8 `.py`, `.rs`, `.go`, `.js`, `.c` and `.h` files under `dir`
+/// (walked in name order, so the corpus is the same every run), concatenated and repeated up to
+/// `len` bytes. `None` when `dir` holds none.
+#[allow(dead_code, reason = "the example uses it, the bench does not")]
+pub(crate) fn real(dir: &std::path::Path, len: usize) -> Option<String> {
+    fn walk(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for p in paths {
+            if p.is_symlink() {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, files);
+            } else if p
+                .extension()
+                .is_some_and(|e| ["py", "rs", "go", "js", "c", "h"].iter().any(|x| e == *x))
+            {
+                files.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    let mut text = String::with_capacity(len + 64 * 1024);
+    let mut any = false;
+    while text.len() < len {
+        for f in &files {
+            if let Ok(s) = std::fs::read_to_string(f) {
+                any = true;
+                text.push_str(&s);
+                if text.len() >= len {
+                    break;
+                }
+            }
+        }
+        if !any {
+            return None;
+        }
+    }
+    let cut = text.floor_char_boundary(len);
+    text.truncate(cut);
+    Some(text)
+}
+
 /// `len` bytes of ordinary text with corpus secrets (in their framing) spliced in at line starts
 /// until secret bytes reach 1% of the total.
+#[allow(dead_code, reason = "the bench uses it, the example does not")]
 pub(crate) fn with_secrets(len: usize) -> String {
+    splice_secrets(ordinary(len), len)
+}
+
+/// `base` with corpus secrets spliced in at line starts until secret bytes reach 1% of `len`,
+/// cut to `len` bytes.
+pub(crate) fn splice_secrets(base: String, len: usize) -> String {
     let positives: Vec<String> = cases::cases()
         .into_iter()
         .filter(|c| c.input != c.expected)
         .map(|c| c.input)
         .collect();
-    let base = ordinary(len);
     let target = len / 100;
     let mut secret_bytes = 0;
     let mut inserts = Vec::new();
