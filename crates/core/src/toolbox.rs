@@ -117,7 +117,6 @@ impl Slot {
         match &self.source {
             Source::A2a(t) => Some(t),
             Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) | Source::Lsp(_) => None,
-            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) => None,
         }
     }
 }
