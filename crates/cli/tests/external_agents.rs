@@ -160,8 +160,15 @@ fn serve(
 }
 
 fn run(dir: &Path) -> (i32, String, String) {
+    run_with(dir, &["--trust-hooks"])
+}
+
+/// `tether run agent.yaml --exec go --yolo` with `extra` flags. Agent files fetched from a URL
+/// or a registry need their command hooks trusted, so [`run`] trusts them for the run.
+fn run_with(dir: &Path, extra: &[&str]) -> (i32, String, String) {
     let out = cli::tether(dir)
         .args(["run", "agent.yaml", "--exec", "go", "--yolo"])
+        .args(extra)
         .write_stdin("")
         .output()
         .unwrap();
@@ -242,6 +249,16 @@ fn agents_from_a_registry_and_a_url_run_as_sub_agents_and_are_cached() {
         stderr.contains(&format!("cannot fetch `{pirate}`")),
         "{stderr}"
     );
+
+    // Without trust, the fetched agents' command hooks keep the run from starting.
+    std::fs::remove_file(d.join("starts.log")).unwrap();
+    let (code, stdout, stderr) = run_with(d, &[]);
+    assert_eq!(code, 1, "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("are not trusted") && stderr.contains("tether hooks trust"),
+        "{stderr}"
+    );
+    assert!(!d.join("starts.log").exists(), "a hook ran untrusted");
 }
 
 #[test]

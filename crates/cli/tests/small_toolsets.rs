@@ -349,7 +349,7 @@ fn small_toolset_options_are_checked_at_load() {
         "agents.root.toolsets[2].webhook_config.provider: webhook tool: unknown provider `pager`",
         "agents.root.toolsets[2].webhook_config.url: invalid url `ftp://x`",
         "agents.root.toolsets[3]: open_url toolset requires a url to be set",
-        "agents.root.toolsets[4].url: `url` only applies to `type: openapi` and `open_url` toolsets, not `type: calculator`",
+        "agents.root.toolsets[4].url: `url` only applies to `type: openapi`, `open_url` and `a2a` toolsets, not `type: calculator`",
         "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
         "agents.root.toolsets[6].type: toolset type `scheduler` is not supported yet",
     ] {

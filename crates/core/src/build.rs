@@ -511,15 +511,7 @@ impl<'a> Builder<'a> {
                     &self.interaction,
                 )))])
             }
-            ToolsetKind::OpenApi => {
-                let doc = tether_tools::OpenApiToolset::new(toolset).ok_or_else(|| {
-                    SetupError::Config(format!(
-                        "agent `{name}`: an `openapi` toolset without `url`"
-                    ))
-                })?;
-                instruct(&doc.instruction());
-                Source::OpenApi(Arc::new(doc))
-            }
+            ToolsetKind::OpenApi => toolbox::openapi_source(name, toolset, &mut instruct)?,
             ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,
             ToolsetKind::A2a => toolbox::a2a_source(name, toolset)?,
             ToolsetKind::ModelPicker => {

@@ -35,6 +35,22 @@ pub(crate) enum Source {
     A2a(Arc<A2aToolset>),
 }
 
+/// The source of a `type: openapi` toolset of agent `agent`; `instruct` takes its
+/// system-prompt text.
+pub(crate) fn openapi_source(
+    agent: &str,
+    toolset: &tether_config::Toolset,
+    instruct: &mut impl FnMut(&str),
+) -> Result<Source, crate::error::SetupError> {
+    let doc = OpenApiToolset::new(toolset).ok_or_else(|| {
+        crate::error::SetupError::Config(format!(
+            "agent `{agent}`: an `openapi` toolset without `url`"
+        ))
+    })?;
+    instruct(&doc.instruction());
+    Ok(Source::OpenApi(Arc::new(doc)))
+}
+
 /// The source of a `type: a2a` toolset of agent `agent`.
 pub(crate) fn a2a_source(
     agent: &str,
