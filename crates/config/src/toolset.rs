@@ -236,7 +236,7 @@ pub enum ToolsetKind {
 }
 
 impl ToolsetKind {
-    pub const ALL: [Self; 23] = [
+    pub const ALL: &'static [Self] = &[
         Self::Shell,
         Self::Filesystem,
         Self::Think,
@@ -263,8 +263,8 @@ impl ToolsetKind {
     ];
 
     /// The `type:` of each, in `ALL`'s order.
-    pub const NAMES: [&'static str; 23] = {
-        let mut names = [""; 23];
+    pub const NAMES: [&'static str; Self::ALL.len()] = {
+        let mut names = [""; Self::ALL.len()];
         let mut i = 0;
         while i < Self::ALL.len() {
             names[i] = Self::ALL[i].type_name();
@@ -302,7 +302,7 @@ impl ToolsetKind {
     }
 
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|k| k.type_name() == s)
+        Self::ALL.iter().copied().find(|k| k.type_name() == s)
     }
 
     /// The tools of the set, with docker-agent's names.
@@ -383,7 +383,7 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: [&str; 7] = [
+pub const UNSUPPORTED_TOOLSETS: &[&str] = &[
     "mcp_catalog",
     "tasks",
     "file",

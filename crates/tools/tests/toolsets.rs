@@ -116,7 +116,7 @@ fn instructions_go_with_the_toolsets_that_have_tools() {
 
 #[test]
 fn every_schema_is_a_closed_object_whose_required_fields_exist() {
-    for kind in ToolsetKind::ALL {
+    for &kind in ToolsetKind::ALL {
         for tool in tools(kind) {
             let p = &tool.definition().parameters;
             let name = &tool.definition().name;
