@@ -350,6 +350,19 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// The agents this one may pass the session or a task to: sub-agents, handoffs,
+    /// `force_handoff`, routing's allowed agents and commands' `agent`.
+    pub fn linked_agents(&self) -> impl Iterator<Item = &String> {
+        let routed = self.routing.iter().flat_map(|r| &r.allowed_agents);
+        let commanded = self.commands.iter().filter_map(|c| c.agent.as_ref());
+        self.sub_agents
+            .iter()
+            .chain(&self.handoffs)
+            .chain(&self.force_handoff)
+            .chain(routed)
+            .chain(commanded)
+    }
+
     /// The command `name` (`/name`).
     pub fn command(&self, name: &str) -> Option<&crate::Command> {
         self.commands.iter().find(|c| c.name == name)

@@ -25,6 +25,9 @@ pub struct Command {
     pub instruction: String,
     /// `instruction`, split into text and expressions.
     pub parts: Vec<Part>,
+    /// The agent the session switches to before the instruction (if any) is sent; with no
+    /// instruction, what is typed after the command is the prompt.
+    pub agent: Option<String>,
 }
 
 /// A piece of a command's instruction.

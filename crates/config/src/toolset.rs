@@ -39,7 +39,8 @@ pub struct Toolset {
     pub lsp: Option<crate::LspServer>,
     /// `type: script`: its named commands, in file order.
     pub scripts: Vec<Script>,
-    /// `type: memory`: the database file (relative to the working directory).
+    /// `type: memory`: the database file; `type: tasks`: the JSON file of tasks (default
+    /// `tasks.json`). Relative to the working directory.
     pub path: Option<String>,
     /// `type: fetch`: the request timeout.
     pub timeout: Option<std::time::Duration>,
@@ -233,6 +234,14 @@ pub enum ToolsetKind {
     Lsp,
     /// A remote agent over the A2A protocol: one tool per skill of its card.
     A2a,
+    /// `read_file`, `write_file` and `edit_file` of `filesystem`, with its path rules.
+    File,
+    /// A task list with priorities and dependencies, kept in a JSON file (`path`).
+    Tasks,
+    /// One markdown plan per session, shared by the agents that run in it.
+    Plan,
+    /// Earlier sessions of the store, listed and read back as context.
+    SessionContext,
 }
 
 impl ToolsetKind {
@@ -260,6 +269,10 @@ impl ToolsetKind {
         Self::Rag,
         Self::Lsp,
         Self::A2a,
+        Self::File,
+        Self::Tasks,
+        Self::Plan,
+        Self::SessionContext,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
@@ -298,6 +311,10 @@ impl ToolsetKind {
             Self::Rag => "rag",
             Self::Lsp => "lsp",
             Self::A2a => "a2a",
+            Self::File => "file",
+            Self::Tasks => "tasks",
+            Self::Plan => "plan",
+            Self::SessionContext => "session_context",
         }
     }
 
@@ -356,6 +373,19 @@ impl ToolsetKind {
                 "wait_background_agents",
                 "stop_background_agent",
             ],
+            Self::File => &["read_file", "write_file", "edit_file"],
+            Self::Tasks => &[
+                "create_task",
+                "get_task",
+                "update_task",
+                "delete_task",
+                "list_tasks",
+                "next_task",
+                "add_dependency",
+                "remove_dependency",
+            ],
+            Self::Plan => &["write_plan", "read_plan", "exit_plan_mode"],
+            Self::SessionContext => &["list_sessions", "read_session"],
             Self::Calculator => &["calculate"],
             Self::Random => &["random_int"],
             Self::Datetime => &["get_datetime"],
@@ -383,12 +413,4 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: &[&str] = &[
-    "mcp_catalog",
-    "tasks",
-    "file",
-    "background_jobs",
-    "plan",
-    "session_context",
-    "scheduler",
-];
+pub const UNSUPPORTED_TOOLSETS: &[&str] = &["mcp_catalog", "background_jobs", "scheduler"];

@@ -135,7 +135,7 @@ fn mcp_server(
     server
 }
 
-/// The agents reachable from `start` through `sub_agents`, `handoffs` and `force_handoff`.
+/// The agents reachable from `start`: sub-agents, handoffs, `force_handoff`, commands' agents.
 fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
     let mut seen = BTreeSet::new();
     let mut order = Vec::new();
@@ -145,12 +145,7 @@ fn reachable(file: &AgentFile, start: &str) -> Vec<String> {
             continue;
         }
         if let Some((_, a)) = file.member(&name) {
-            stack.extend(a.sub_agents.iter().cloned());
-            stack.extend(a.handoffs.iter().cloned());
-            stack.extend(a.force_handoff.iter().cloned());
-            if let Some(r) = &a.routing {
-                stack.extend(r.allowed_agents.iter().cloned());
-            }
+            stack.extend(a.linked_agents().cloned());
         }
         order.push(name);
     }
@@ -510,6 +505,9 @@ impl<'a> Builder<'a> {
                 Source::Builtin(vec![Arc::new(UserPromptTool::new(Arc::clone(
                     &self.interaction,
                 )))])
+            }
+            ToolsetKind::SessionContext => {
+                crate::session_context::source(&self.opts.store, instruct)
             }
             ToolsetKind::OpenApi => toolbox::openapi_source(name, toolset, &mut instruct)?,
             ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,

@@ -28,4 +28,25 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         usage: &Usage,
         cost: Option<f64>,
     ) -> Result<(), String>;
+    /// Top-level sessions, most recently updated first (`list_sessions`). A store that keeps
+    /// no history says so.
+    fn history(&self) -> Result<Vec<StoredInfo>, String> {
+        Err("session history is not available in this runtime".to_owned())
+    }
+    /// A session's header and messages (`read_session`); `None` when unknown.
+    fn transcript(&self, id: &str) -> Result<Option<(StoredInfo, Vec<Message>)>, String> {
+        let _ = id;
+        Err("session history is not available in this runtime".to_owned())
+    }
+}
+
+/// What `list_sessions` shows of a stored session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredInfo {
+    pub id: String,
+    /// The session's first prompt, shortened.
+    pub title: String,
+    /// RFC 3339, UTC, seconds.
+    pub created_at: String,
+    pub num_messages: usize,
 }

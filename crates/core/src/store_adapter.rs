@@ -8,7 +8,7 @@ use tether_protocol::{Message, Role, Usage};
 use tether_store::{NewSession, SessionUpdate, Store, StoredSession, UsageRecord};
 
 use crate::session::Session;
-use crate::store::SessionStore;
+use crate::store::{SessionStore, StoredInfo};
 
 /// The text given to a tool call that has no result (the process died while it ran).
 pub const INTERRUPTED: &str =
@@ -78,6 +78,45 @@ impl SessionStore for Store {
             },
         )
         .map_err(|e| e.to_string())
+    }
+
+    fn history(&self) -> Result<Vec<StoredInfo>, String> {
+        let summaries = self.list().map_err(|e| e.to_string())?;
+        let mut out = Vec::with_capacity(summaries.len());
+        for s in summaries {
+            if let Some((info, _)) = SessionStore::transcript(self, &s.id)? {
+                out.push(info);
+            }
+        }
+        Ok(out)
+    }
+
+    fn transcript(&self, id: &str) -> Result<Option<(StoredInfo, Vec<Message>)>, String> {
+        let Some(stored) = self.load(id).map_err(|e| e.to_string())? else {
+            return Ok(None);
+        };
+        let title: String = stored
+            .meta
+            .first_prompt
+            .as_deref()
+            .unwrap_or_default()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(80)
+            .collect();
+        let info = StoredInfo {
+            id: stored.meta.id,
+            title,
+            created_at: stored
+                .meta
+                .created_at
+                .strftime("%Y-%m-%dT%H:%M:%SZ")
+                .to_string(),
+            num_messages: stored.messages.len(),
+        };
+        Ok(Some((info, stored.messages)))
     }
 }
 

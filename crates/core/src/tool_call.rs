@@ -286,7 +286,7 @@ impl Runtime {
         } else {
             std::borrow::Cow::Borrowed(args)
         };
-        let mut result = entry.tool.call(&args, ctx).await;
+        let mut result = entry.tool.call_in_session(&session.id, &args, ctx).await;
         if entry.tool.definition().category == "skills" && !result.is_error {
             let skill = args
                 .get("name")
@@ -506,6 +506,15 @@ impl Runtime {
             }
             return Some(skill_prompt(&skill, &content, rest));
         };
+        let agent = match &command.agent {
+            Some(target) if *target != agent.name => {
+                self.agent_switch(&agent, &session.id, &agent, target, "command")
+                    .await;
+                session.agent.clone_from(target);
+                self.current(session).ok()?
+            }
+            _ => agent,
+        };
         let mut out = String::new();
         for part in &command.parts {
             match part {
@@ -525,7 +534,9 @@ impl Runtime {
             }
         }
         if !rest.is_empty() && !command.uses_args() {
-            out.push(' ');
+            if !out.is_empty() {
+                out.push(' ');
+            }
             out.push_str(rest);
         }
         Some(out)
@@ -566,7 +577,7 @@ impl Runtime {
             env: &[],
             progress: None,
         };
-        let result = entry.tool.call(&args, ctx).await;
+        let result = entry.tool.call_in_session(&session.id, &args, ctx).await;
         let about = ToolResultPayload {
             call: tool_call(&call, target, &args),
             ..ToolResultPayload::default()

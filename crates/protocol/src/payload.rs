@@ -258,7 +258,8 @@ flat_payload! {
     AgentSwitchPayload => AgentSwitch {
         from_agent: String,
         to_agent: String,
-        /// `transfer_task`, `transfer_task_return`, `handoff`, `force_handoff`, `route`.
+        /// `transfer_task`, `transfer_task_return`, `handoff`, `force_handoff`, `route`,
+        /// `command` (an agent command with `agent:`).
         agent_switch_kind: String,
         /// The departing agent's model endpoints (for builtins such as `unload`).
         from_agent_models: Vec<AgentModelRef>,

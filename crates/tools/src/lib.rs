@@ -22,12 +22,14 @@ mod memory;
 mod net;
 mod open_url;
 mod openapi;
+mod plan;
 mod random;
 mod schema;
 mod script;
 mod shell;
 mod skills;
 mod small;
+mod tasks;
 mod think;
 mod todo;
 mod toolset;
@@ -50,16 +52,20 @@ pub use datetime::{DATETIME_INSTRUCTION, DatetimeTool};
 pub use environment::{ENVIRONMENT_INSTRUCTION, EnvironmentTool};
 pub use error::ToolError;
 pub use fetch::{FETCH_INSTRUCTION, FetchTool};
-pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool, filesystem_instruction};
+pub use filesystem::{
+    FILESYSTEM_INSTRUCTION, FilesystemTool, file_instruction, filesystem_instruction,
+};
 pub use git::{GIT_INSTRUCTION, GitTool};
 pub use input::{check_arguments, parse_arguments};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
 pub use open_url::{OpenUrlTool, open_url_instruction};
 pub use openapi::OpenApiToolset;
+pub use plan::{PLAN_INSTRUCTION, PlanTool};
 pub use random::RandomTool;
 pub use script::{ScriptTool, script_instruction};
 pub use shell::{DEFAULT_TIMEOUT, KEEP_IN_MEMORY, SHELL_INSTRUCTION, ShellTool, default_spool_dir};
 pub use skills::{Skill, SkillBody, discover, skill_dirs, skill_tools, skills_instruction};
+pub use tasks::{TASKS_INSTRUCTION, TasksTool};
 pub use think::ThinkTool;
 pub use todo::{TODO_INSTRUCTION, Todo, TodoList, TodoStatus, TodoTool};
 pub use toolset::{SharedState, build_toolset, build_toolset_with};
@@ -160,6 +166,18 @@ pub trait Tool: Send + Sync + fmt::Debug {
         args: &'a Map<String, Value>,
         ctx: ToolContext<'a>,
     ) -> BoxFuture<'a, ToolResult>;
+
+    /// Runs the tool for the session `session_id`: what the runtime calls. A tool whose state
+    /// belongs to the session (the plan) reads the id; the others just [`Tool::call`].
+    fn call_in_session<'a>(
+        &'a self,
+        session_id: &'a str,
+        args: &'a Map<String, Value>,
+        ctx: ToolContext<'a>,
+    ) -> BoxFuture<'a, ToolResult> {
+        let _ = session_id;
+        self.call(args, ctx)
+    }
 }
 
 /// The tools of one toolset entry of an agent, plus the system-prompt text that goes with them.

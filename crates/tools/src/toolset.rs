@@ -7,8 +7,9 @@ use tether_exec::Shell;
 
 use crate::{
     ApiTool, FETCH_INSTRUCTION, FetchTool, FilesystemTool, MEMORY_INSTRUCTION, MemoryTool,
-    SHELL_INSTRUCTION, ScriptTool, ShellTool, TODO_INSTRUCTION, ThinkTool, TodoList, TodoTool,
-    Tool, Toolset, filesystem_instruction, script_instruction,
+    PLAN_INSTRUCTION, PlanTool, SHELL_INSTRUCTION, ScriptTool, ShellTool, TASKS_INSTRUCTION,
+    TODO_INSTRUCTION, TasksTool, ThinkTool, TodoList, TodoTool, Tool, Toolset, file_instruction,
+    filesystem_instruction, script_instruction,
 };
 
 /// State that toolsets of several agents of one run share.
@@ -54,6 +55,22 @@ pub fn build_toolset_with(
             Some(TODO_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
+        ToolsetKind::File => (
+            FilesystemTool::with_options(cfg, shell)
+                .into_iter()
+                .filter(|t| {
+                    ToolsetKind::File
+                        .tool_names()
+                        .contains(&t.definition().name.as_str())
+                })
+                .collect(),
+            Some(file_instruction(cfg)),
+        ),
+        ToolsetKind::Tasks => (
+            TasksTool::all(cfg.path.as_deref()),
+            Some(TASKS_INSTRUCTION.to_owned()),
+        ),
+        ToolsetKind::Plan => (PlanTool::all(), Some(PLAN_INSTRUCTION.to_owned())),
         ToolsetKind::Api => match &cfg.api {
             Some(api) => (
                 vec![Arc::new(ApiTool::new(
@@ -69,7 +86,8 @@ pub fn build_toolset_with(
         // document or the A2A agent card, once read; `user_prompt` asks the user, `model_picker`
         // switches the agent's model and `background_agents` runs sub-agents, so the runtime
         // provides them; `rag` searches with the runtime's embedding models (tether-rag);
-        // `lsp` tools come from tether-lsp, over every language server of the agent.
+        // `lsp` tools come from tether-lsp, over every language server of the agent;
+        // `session_context` reads the runtime's session store.
         ToolsetKind::Mcp
         | ToolsetKind::Rag
         | ToolsetKind::Lsp
@@ -77,7 +95,8 @@ pub fn build_toolset_with(
         | ToolsetKind::OpenApi
         | ToolsetKind::ModelPicker
         | ToolsetKind::BackgroundAgents
-        | ToolsetKind::A2a => (Vec::new(), None),
+        | ToolsetKind::A2a
+        | ToolsetKind::SessionContext => (Vec::new(), None),
         ToolsetKind::Calculator
         | ToolsetKind::Random
         | ToolsetKind::Datetime

@@ -203,6 +203,10 @@ impl Validator<'_> {
             }
         }
         let skills = merge_skills(groups, own);
+        let commands_at = a.commands.as_ref().map_or_else(
+            || origin.clone(),
+            |c| self.origin(&c.referenced, format!("{path}.commands")),
+        );
         let mut commands = a
             .commands
             .map(|c| self.commands(&format!("{path}.commands"), c))
@@ -225,6 +229,18 @@ impl Validator<'_> {
                     format!("unknown command group `{}`", g.value),
                     "define it under the top-level `commands:`",
                 ),
+            }
+        }
+        for c in &commands {
+            if let Some(target) = c.agent.as_ref().filter(|t| !names.contains(t)) {
+                self.error(
+                    commands_at.clone(),
+                    format!(
+                        "command `{}`: unknown agent `{target}` (agents: {})",
+                        c.name,
+                        names.join(", ")
+                    ),
+                );
             }
         }
         let max_tool_result_tokens = a.max_tool_result_tokens.and_then(|t| match t.value {

@@ -9,7 +9,7 @@ use crate::{Command, ToolsetKind};
 
 impl Validator<'_> {
     /// `commands:` as docker-agent accepts it: a map, or a list of one-entry maps; each value
-    /// a string (the instruction) or `{description, instruction}`.
+    /// a string (the instruction) or `{description, instruction, agent}`.
     pub(super) fn commands(&mut self, path: &str, raw: Spanned<serde_json::Value>) -> Vec<Command> {
         let origin = self.origin(&raw.referenced, path);
         let entries: Vec<(String, serde_json::Value)> = match raw.value {
@@ -43,6 +43,7 @@ impl Validator<'_> {
         };
         let mut out: Vec<Command> = Vec::new();
         for (name, value) in entries {
+            let mut agent = None;
             let (description, instruction) = match value {
                 serde_json::Value::String(s) => (String::new(), s),
                 serde_json::Value::Object(mut m) => {
@@ -51,30 +52,45 @@ impl Validator<'_> {
                         None | Some(serde_json::Value::Null) => Ok(String::new()),
                         Some(other) => Err(format!("`{key}` must be a string, not `{other}`")),
                     };
-                    let (d, i) = match (text("description"), text("instruction")) {
-                        (Ok(d), Ok(i)) => (d, i),
-                        (Err(e), _) | (_, Err(e)) => {
+                    let (d, i, a) = match (text("description"), text("instruction"), text("agent"))
+                    {
+                        (Ok(d), Ok(i), Ok(a)) => (d, i, a),
+                        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => {
                             self.error(origin.clone(), format!("command `{name}`: {e}"));
                             continue;
                         }
                     };
-                    if let Some(key) = m.keys().next() {
-                        self.error(
+                    if m.contains_key("url") {
+                        self.error_hint(
                             origin.clone(),
-                            format!("command `{name}`: unknown field `{key}`, expected description or instruction"),
+                            format!("command `{name}`: the field `url` is not supported yet"),
+                            "give the command an `instruction` or an `agent` instead",
                         );
                         continue;
                     }
-                    if d.is_empty() && i.is_empty() {
+                    if let Some(key) = m.keys().next() {
+                        self.error(
+                            origin.clone(),
+                            format!("command `{name}`: unknown field `{key}`, expected description, instruction or agent"),
+                        );
+                        continue;
+                    }
+                    if d.is_empty() && i.is_empty() && a.is_empty() {
                         self.error(
                             origin.clone(),
                             format!(
-                                "command `{name}` must have an `instruction` or a `description`"
+                                "command `{name}` must have an `instruction`, a `description` or an `agent`"
                             ),
                         );
                         continue;
                     }
-                    let i = if i.is_empty() { d.clone() } else { i };
+                    // Switching agents alone forwards what is typed after the command.
+                    let i = if i.is_empty() && a.is_empty() {
+                        d.clone()
+                    } else {
+                        i
+                    };
+                    agent = Some(a).filter(|a| !a.is_empty());
                     (d, i)
                 }
                 other => {
@@ -95,6 +111,7 @@ impl Validator<'_> {
                     description,
                     instruction,
                     parts,
+                    agent,
                 }),
                 Err(e) => self.error(origin.clone(), format!("command `{name}`: {e}")),
             }

@@ -23,8 +23,9 @@ impl Validator<'_> {
         let Some(list) = given else {
             return Vec::new();
         };
-        if kind != ToolsetKind::Filesystem {
-            self.wrong_type(path, &list.referenced, key, "`type: filesystem`", kind);
+        if !matches!(kind, ToolsetKind::Filesystem | ToolsetKind::File) {
+            let owners = "`type: filesystem` and `file`";
+            self.wrong_type(path, &list.referenced, key, owners, kind);
             return Vec::new();
         }
         let mut out = Vec::with_capacity(list.value.len());

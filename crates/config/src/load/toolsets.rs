@@ -275,20 +275,24 @@ impl Validator<'_> {
         let webhook = self.webhook_option(path, kind, &origin, t.webhook_config.take());
         let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
         let memory_path = match t.path.take() {
-            Some(p) if kind != ToolsetKind::Memory => {
+            Some(p) if !matches!(kind, ToolsetKind::Memory | ToolsetKind::Tasks) => {
                 self.error(
                     self.origin(&p.referenced, format!("{path}.path")),
                     format!(
-                        "`path` only applies to `type: memory` toolsets, not `type: {}`",
+                        "`path` only applies to `type: memory` and `tasks` toolsets, not `type: {}`",
                         kind.type_name()
                     ),
                 );
                 None
             }
-            Some(p) if p.value.split('/').any(|c| c == "..") => {
+            Some(p) if p.value.split(['/', '\\']).any(|c| c == "..") => {
                 self.error_hint(
                     self.origin(&p.referenced, format!("{path}.path")),
-                    format!("the memory path `{}` leaves the working directory", p.value),
+                    format!(
+                        "the {} path `{}` leaves the working directory",
+                        kind.type_name(),
+                        p.value
+                    ),
                     "give a path inside the working directory, or an absolute one",
                 );
                 None
@@ -521,14 +525,14 @@ impl Validator<'_> {
             }
         }
         if let Some(list) = t.post_edit.take() {
-            if kind == ToolsetKind::Filesystem {
+            if matches!(kind, ToolsetKind::Filesystem | ToolsetKind::File) {
                 out.post_edit = self.post_edit(&format!("{path}.post_edit"), list.value);
             } else {
                 self.wrong_type(
                     path,
                     &list.referenced,
                     "post_edit",
-                    "`type: filesystem`",
+                    "`type: filesystem` and `file`",
                     kind,
                 );
             }

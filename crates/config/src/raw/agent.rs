@@ -46,7 +46,9 @@ described! {
         /// tool_response_transform.
         pub(crate) redact_secrets: Option<bool>,
         /// Named prompts run as `/NAME [ARGS]`: a map (or a list of one-entry maps) of strings or
-        /// `{description, instruction}`; `${env.X}`, `${args…}` and `${TOOL({…})}` are evaluated.
+        /// `{description, instruction, agent}`; `${env.X}`, `${args…}` and `${TOOL({…})}` are
+        /// evaluated. `agent` switches the session to that agent first (then the instruction, or
+        /// what is typed after the command, goes to it).
         pub(crate) commands: Option<Spanned<serde_json::Value>>,
         /// Shown when an interactive session starts.
         pub(crate) welcome_message: Option<String>,

@@ -71,7 +71,9 @@ described! {
         pub(crate) allow_private_ips: Option<Spanned<bool>>,
         // `type: memory`.
         /// `type: memory`: the SQLite file, relative to the working directory (default:
-        /// `$TETHER_HOME/memory/default/memory.db`).
+        /// `$TETHER_HOME/memory/default/memory.db`). `type: tasks`: the JSON file of tasks,
+        /// relative to the working directory (default `tasks.json`); a task's `path` argument
+        /// must name a file inside its directory.
         pub(crate) path: Option<Spanned<String>>,
         // `type: fetch`.
         /// `type: fetch`, `api`, `openapi`: the request timeout in seconds (default 30).
@@ -106,19 +108,19 @@ described! {
         /// `type: todo`: one list for every agent of the run.
         pub(crate) shared: Option<Spanned<bool>>,
         // `type: filesystem`.
-        /// `type: filesystem`: commands run after `write_file` or `edit_file` changed a matching
-        /// file.
+        /// `type: filesystem`, `file`: commands run after `write_file` or `edit_file` changed a
+        /// matching file.
         pub(crate) post_edit: Option<Spanned<Vec<Spanned<RawPostEdit>>>>,
         /// `type: filesystem`: walks honour `.gitignore` and skip `.git` (default true).
         pub(crate) ignore_vcs: Option<Spanned<bool>>,
-        /// `type: filesystem`: the directories the tools may touch: `.` (the working directory),
+        /// `type: filesystem`, `file`: the directories the tools may touch: `.` (the working directory),
         /// `~` or `~/…` (home), a relative path (to the working directory) or an absolute one;
         /// `$NAME` and `${env.NAME}` expand. Symlinks and `..` are resolved before the check; with
         /// either list set, the checked path is then opened without following any symlink, so a
         /// link that leads outside (or into `deny_list`) is refused, even one swapped in after the
         /// check. Walks skip what is outside. Empty or absent: no restriction.
         pub(crate) allow_list: Option<Spanned<Vec<Spanned<String>>>>,
-        /// `type: filesystem`: directories the tools must not touch, written as in `allow_list`;
+        /// `type: filesystem`, `file`: directories the tools must not touch, written as in `allow_list`;
         /// deny wins over allow, and walks skip denied subtrees.
         pub(crate) deny_list: Option<Spanned<Vec<Spanned<String>>>>,
         // `type: model_picker`.

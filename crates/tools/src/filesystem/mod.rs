@@ -43,6 +43,15 @@ pub fn filesystem_instruction(cfg: &tether_config::Toolset) -> String {
     )
 }
 
+/// The `file` toolset's system-prompt text: its three tools, plus the lists' lines.
+pub fn file_instruction(cfg: &tether_config::Toolset) -> String {
+    let rules = PathRules::new(&cfg.allow_list, &cfg.deny_list);
+    format!(
+        "## File Tools\n\n- Relative paths resolve from the working directory; absolute paths and \"..\" work as expected\n- read_file reads a whole file or a range of lines; write_file creates or replaces a file; edit_file applies exact text replacements{}",
+        rules.map(|r| r.describe()).unwrap_or_default()
+    )
+}
+
 /// Which filesystem operation a tool performs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Op {
@@ -198,6 +207,34 @@ impl Tool for FilesystemTool {
             }
         })
     }
+}
+
+/// The largest file [`read_beneath`] reads.
+const MAX_BENEATH: u64 = 1 << 20;
+
+/// The text of `given` (relative to `base`, or absolute) when its real path is inside `base`,
+/// reached without following a symlink after the check: an argument cannot lead out of
+/// `base` with `..`, a symlink or a swap.
+pub(crate) fn read_beneath(base: &std::path::Path, given: &str) -> Result<String, ToolError> {
+    use std::io::Read;
+    let rules = PathRules::new(&[".".to_owned()], &[])
+        .ok_or_else(|| ToolError::Internal("no path rule".to_owned()))?;
+    let roots = rules.expand(base)?;
+    let real = roots.check(given, &resolve(base, given))?;
+    let mut file = Fs::Checked
+        .read(&real)
+        .map_err(|e| ToolError::io("read", given, &e))?;
+    let mut text = String::new();
+    file.by_ref()
+        .take(MAX_BENEATH + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| ToolError::io("read", given, &e))?;
+    if text.len() as u64 > MAX_BENEATH {
+        return Err(ToolError::Rejected(format!(
+            "`{given}` is larger than {MAX_BENEATH} bytes"
+        )));
+    }
+    Ok(text)
 }
 
 fn run(op: Op, mut call: Call) -> ToolResult {
