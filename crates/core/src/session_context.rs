@@ -91,10 +91,11 @@ impl SessionContextTool {
     fn run(&self, current: &str, args: &Map<String, Value>) -> Result<String, String> {
         let store = self.store.as_ref().ok_or(UNAVAILABLE)?;
         let invalid = |e: serde_json::Error| format!("invalid arguments: {e}");
-        // Earlier sessions, most recent first, the running one left out.
-        let earlier = || -> Result<Vec<StoredInfo>, String> {
-            let mut all = store.history()?;
+        // The `n` most recent earlier sessions, the running one left out.
+        let earlier = |n: usize| -> Result<Vec<StoredInfo>, String> {
+            let mut all = store.history(n.saturating_add(1))?;
             all.retain(|s| s.id != current);
+            all.truncate(n);
             Ok(all)
         };
         match self.op {
@@ -105,9 +106,8 @@ impl SessionContextTool {
                     Some(n) if n > 0 => usize::try_from(n).unwrap_or(MAX_LIMIT).min(MAX_LIMIT),
                     _ => DEFAULT_LIMIT,
                 };
-                let infos: Vec<Value> = earlier()?
+                let infos: Vec<Value> = earlier(limit)?
                     .into_iter()
-                    .take(limit)
                     .map(|s| {
                         json!({
                             "id": s.id,
@@ -127,7 +127,7 @@ impl SessionContextTool {
                     return Err("session_id must not be empty".to_owned());
                 }
                 let id = match reference.strip_prefix('-').map(str::parse::<usize>) {
-                    Some(Ok(n)) if n > 0 => earlier()?
+                    Some(Ok(n)) if n > 0 => earlier(n)?
                         .into_iter()
                         .nth(n - 1)
                         .map(|s| s.id)
@@ -311,6 +311,110 @@ mod tests {
             text,
             "# Session s1 — fix the build\nCreated: 2026-01-02T03:04:05Z\nMessages: 3\n\n## user\nhello\n\n## assistant\nlooking\n→ called tool `shell` with {\"cmd\":\"ls\"}\n"
         );
+    }
+
+    /// Sessions `s3` (the running one), `s2`, `s1`, most recent first.
+    #[derive(Debug)]
+    struct Three;
+
+    impl SessionStore for Three {
+        fn create(&self, _: &crate::Session, _: &str, _: Option<&str>) -> Result<(), String> {
+            Ok(())
+        }
+        fn append(&self, _: &str, _: &Message) -> Result<(), String> {
+            Ok(())
+        }
+        fn update(&self, _: &crate::Session) -> Result<(), String> {
+            Ok(())
+        }
+        fn replace_messages(&self, _: &str, _: &[Message]) -> Result<(), String> {
+            Ok(())
+        }
+        fn record_usage(
+            &self,
+            _: &str,
+            _: &str,
+            _: &tether_protocol::Usage,
+            _: Option<f64>,
+        ) -> Result<(), String> {
+            Ok(())
+        }
+        fn history(&self, limit: usize) -> Result<Vec<StoredInfo>, String> {
+            Ok(["s3", "s2", "s1"]
+                .iter()
+                .take(limit)
+                .map(|id| StoredInfo {
+                    id: (*id).to_owned(),
+                    title: format!("title {id}"),
+                    created_at: String::new(),
+                    num_messages: 1,
+                })
+                .collect())
+        }
+        fn transcript(&self, id: &str) -> Result<Option<(StoredInfo, Vec<Message>)>, String> {
+            let info = self.history(3)?.into_iter().find(|s| s.id == id);
+            Ok(info.map(|i| (i, vec![Message::user(format!("in {id}"))])))
+        }
+    }
+
+    fn answer(
+        store: Option<Arc<dyn SessionStore>>,
+        name: &str,
+        args: Value,
+    ) -> Result<String, String> {
+        let tools = SessionContextTool::pair(store);
+        let tool = tools.iter().find(|t| t.definition().name == name).unwrap();
+        let Value::Object(args) = args else { panic!() };
+        let this = SessionContextTool {
+            definition: tool.definition().clone(),
+            op: if name == "list_sessions" {
+                Op::List
+            } else {
+                Op::Read
+            },
+            store: Some(Arc::new(Three)),
+        };
+        this.run("s3", &args)
+    }
+
+    #[test]
+    fn the_running_session_is_never_listed_nor_read() {
+        let list = answer(None, "list_sessions", json!({"limit": 5})).unwrap();
+        let ids: Vec<String> = serde_json::from_str::<Vec<Value>>(&list)
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids, ["s2", "s1"]);
+        let one = answer(None, "list_sessions", json!({"limit": 1})).unwrap();
+        assert!(one.contains("s2") && !one.contains("s1"), "{one}");
+        let text = answer(None, "read_session", json!({"session_id": "-1"})).unwrap();
+        assert!(text.starts_with("# Session s2 — title s2"), "{text}");
+        let text = answer(None, "read_session", json!({"session_id": "-2"})).unwrap();
+        assert!(text.contains("in s1"), "{text}");
+        assert_eq!(
+            answer(None, "read_session", json!({"session_id": "s3"})),
+            Err("cannot read the current session; reference a different one".to_owned())
+        );
+        assert_eq!(
+            answer(None, "read_session", json!({"session_id": "-3"})),
+            Err("cannot resolve session \"-3\": no such session".to_owned())
+        );
+        assert_eq!(
+            answer(None, "read_session", json!({"session_id": " "})),
+            Err("session_id must not be empty".to_owned())
+        );
+    }
+
+    #[test]
+    fn without_a_store_the_tools_say_so() {
+        let tools = SessionContextTool::pair(None);
+        let this = SessionContextTool {
+            definition: tools[0].definition().clone(),
+            op: Op::List,
+            store: None,
+        };
+        assert_eq!(this.run("s", &Map::new()), Err(UNAVAILABLE.to_owned()));
     }
 
     #[test]

@@ -28,9 +28,10 @@ pub trait SessionStore: Send + Sync + std::fmt::Debug {
         usage: &Usage,
         cost: Option<f64>,
     ) -> Result<(), String>;
-    /// Top-level sessions, most recently updated first (`list_sessions`). A store that keeps
-    /// no history says so.
-    fn history(&self) -> Result<Vec<StoredInfo>, String> {
+    /// The `limit` most recently updated top-level sessions, most recent first
+    /// (`list_sessions`). A store that keeps no history says so.
+    fn history(&self, limit: usize) -> Result<Vec<StoredInfo>, String> {
+        let _ = limit;
         Err("session history is not available in this runtime".to_owned())
     }
     /// A session's header and messages (`read_session`); `None` when unknown.

@@ -80,10 +80,11 @@ impl SessionStore for Store {
         .map_err(|e| e.to_string())
     }
 
-    fn history(&self) -> Result<Vec<StoredInfo>, String> {
+    fn history(&self, limit: usize) -> Result<Vec<StoredInfo>, String> {
         let summaries = self.list().map_err(|e| e.to_string())?;
-        let mut out = Vec::with_capacity(summaries.len());
-        for s in summaries {
+        let mut out = Vec::with_capacity(limit.min(summaries.len()));
+        // Each is loaded for its message count: only as many as asked.
+        for s in summaries.into_iter().take(limit) {
             if let Some((info, _)) = SessionStore::transcript(self, &s.id)? {
                 out.push(info);
             }

@@ -382,7 +382,7 @@ fn apply(op: Op, store: &mut Store, base: &Path, a: Args) -> Result<(Value, bool
     match op {
         Op::Create => {
             let text = description(base, &a)?.unwrap_or_default();
-            let priority = a.priority.clone().filter(|p| !p.is_empty());
+            let priority = a.priority.filter(|p| !p.is_empty());
             let priority = priority.unwrap_or_else(|| "medium".to_owned());
             check_priority(&priority)?;
             let deps = a.dependencies.clone().unwrap_or_default();
@@ -392,7 +392,7 @@ fn apply(op: Op, store: &mut Store, base: &Path, a: Args) -> Result<(Value, bool
             let stamp = now();
             let task = Task {
                 id: uuid::Uuid::now_v7().to_string(),
-                title: a.title.clone().unwrap_or_default(),
+                title: a.title.unwrap_or_default(),
                 description: text,
                 priority,
                 status: "pending".to_owned(),
@@ -432,7 +432,7 @@ fn apply(op: Op, store: &mut Store, base: &Path, a: Args) -> Result<(Value, bool
                 }
                 task.status = s;
             }
-            if let Some(deps) = a.dependencies.clone() {
+            if let Some(deps) = a.dependencies {
                 if let Some(e) = store.missing_dependency(&deps) {
                     return Err(e);
                 }
@@ -455,8 +455,8 @@ fn apply(op: Op, store: &mut Store, base: &Path, a: Args) -> Result<(Value, bool
             Ok((json!({"deleted": id}), true))
         }
         Op::List => {
-            let status = a.status.clone().filter(|s| !s.is_empty());
-            let priority = a.priority.clone().filter(|p| !p.is_empty());
+            let status = a.status.filter(|s| !s.is_empty());
+            let priority = a.priority.filter(|p| !p.is_empty());
             let shown: Vec<Value> = store
                 .sorted()
                 .into_iter()
@@ -489,7 +489,7 @@ fn apply(op: Op, store: &mut Store, base: &Path, a: Args) -> Result<(Value, bool
         }
         Op::AddDependency | Op::RemoveDependency => {
             let task_id = a.task_id.clone().unwrap_or_default();
-            let dep = a.depends_on_id.clone().unwrap_or_default();
+            let dep = a.depends_on_id.unwrap_or_default();
             let mut task = store
                 .tasks
                 .get(&task_id)
@@ -562,7 +562,7 @@ impl Tool for TasksTool {
                 Err(e) => return ToolResult::error(e),
             };
             let _turn = self.file.turn.lock().await;
-            let this = TasksTool {
+            let this = Self {
                 definition: self.definition.clone(),
                 op: self.op,
                 file: Arc::clone(&self.file),
