@@ -82,6 +82,11 @@ pub struct Toolset {
     pub webhook: Option<crate::WebhookConfig>,
     /// `type: rag` (or an agent's `rag:` entry): the source its tool searches.
     pub rag: Option<std::sync::Arc<crate::rag::RagSource>>,
+    /// `type: mcp_catalog`: when not empty, only these catalog server ids are offered.
+    pub allowed_servers: Vec<String>,
+    /// `type: mcp_catalog`: these catalog server ids are never offered (over
+    /// `allowed_servers`).
+    pub blocked_servers: Vec<String>,
     pub origin: Origin,
 }
 
@@ -168,6 +173,8 @@ impl Toolset {
             models: Vec::new(),
             webhook: None,
             rag: None,
+            allowed_servers: Vec::new(),
+            blocked_servers: Vec::new(),
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -233,6 +240,12 @@ pub enum ToolsetKind {
     Lsp,
     /// A remote agent over the A2A protocol: one tool per skill of its card.
     A2a,
+    /// Shell commands that keep running in the background.
+    BackgroundJobs,
+    /// Instructions delivered back to the agent at a time or on an interval.
+    Scheduler,
+    /// Remote MCP servers from a catalog, enabled on demand.
+    McpCatalog,
 }
 
 impl ToolsetKind {
@@ -260,6 +273,9 @@ impl ToolsetKind {
         Self::Rag,
         Self::Lsp,
         Self::A2a,
+        Self::BackgroundJobs,
+        Self::Scheduler,
+        Self::McpCatalog,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
@@ -298,6 +314,9 @@ impl ToolsetKind {
             Self::Rag => "rag",
             Self::Lsp => "lsp",
             Self::A2a => "a2a",
+            Self::BackgroundJobs => "background_jobs",
+            Self::Scheduler => "scheduler",
+            Self::McpCatalog => "mcp_catalog",
         }
     }
 
@@ -356,6 +375,20 @@ impl ToolsetKind {
                 "wait_background_agents",
                 "stop_background_agent",
             ],
+            Self::BackgroundJobs => &[
+                "run_background_job",
+                "list_background_jobs",
+                "view_background_job",
+                "stop_background_job",
+            ],
+            Self::Scheduler => &["create_schedule", "list_schedules", "cancel_schedule"],
+            Self::McpCatalog => &[
+                "search_remote_mcp_servers",
+                "list_remote_mcp_servers",
+                "enable_remote_mcp_server",
+                "disable_remote_mcp_server",
+                "reset_remote_mcp_server_auth",
+            ],
             Self::Calculator => &["calculate"],
             Self::Random => &["random_int"],
             Self::Datetime => &["get_datetime"],
@@ -383,12 +416,4 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: &[&str] = &[
-    "mcp_catalog",
-    "tasks",
-    "file",
-    "background_jobs",
-    "plan",
-    "session_context",
-    "scheduler",
-];
+pub const UNSUPPORTED_TOOLSETS: &[&str] = &["tasks", "file", "plan", "session_context"];

@@ -16,6 +16,8 @@ use crate::{
 pub struct SharedState {
     /// The list of every `type: todo` toolset with `shared: true`.
     pub todo: Arc<Mutex<TodoList>>,
+    /// The jobs of every `type: background_jobs` toolset, stopped together when the run ends.
+    pub jobs: Arc<crate::JobTable>,
 }
 
 /// [`build_toolset_with`] with state of its own (nothing shared).
@@ -54,6 +56,14 @@ pub fn build_toolset_with(
             Some(TODO_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Todo => (TodoTool::all(), Some(TODO_INSTRUCTION.to_owned())),
+        ToolsetKind::BackgroundJobs => (
+            crate::JobTool::all(&shared.jobs, shell, &cfg.env),
+            Some(crate::JOBS_INSTRUCTION.to_owned()),
+        ),
+        ToolsetKind::Scheduler => (
+            crate::SchedulerTool::all(),
+            Some(crate::SCHEDULER_INSTRUCTION.to_owned()),
+        ),
         ToolsetKind::Api => match &cfg.api {
             Some(api) => (
                 vec![Arc::new(ApiTool::new(
@@ -69,8 +79,10 @@ pub fn build_toolset_with(
         // document or the A2A agent card, once read; `user_prompt` asks the user, `model_picker`
         // switches the agent's model and `background_agents` runs sub-agents, so the runtime
         // provides them; `rag` searches with the runtime's embedding models (tether-rag);
-        // `lsp` tools come from tether-lsp, over every language server of the agent.
+        // `lsp` tools come from tether-lsp, over every language server of the agent;
+        // `mcp_catalog` starts MCP servers (tether-mcp).
         ToolsetKind::Mcp
+        | ToolsetKind::McpCatalog
         | ToolsetKind::Rag
         | ToolsetKind::Lsp
         | ToolsetKind::UserPrompt
