@@ -334,7 +334,7 @@ fn small_toolset_options_are_checked_at_load() {
     let d = dir.path();
     std::fs::write(
         d.join("agent.yaml"),
-        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: scheduler\n",
+        "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: scheduler\n        recall: true\n",
     )
     .unwrap();
     let out = tether(d)
@@ -351,7 +351,7 @@ fn small_toolset_options_are_checked_at_load() {
         "agents.root.toolsets[3]: open_url toolset requires a url to be set",
         "agents.root.toolsets[4].url: `url` only applies to `type: openapi`, `open_url` and `a2a` toolsets, not `type: calculator`",
         "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
-        "agents.root.toolsets[6].type: toolset type `scheduler` is not supported yet",
+        "agents.root.toolsets[6].recall: `recall` only applies to `type: background_jobs` toolsets, not `type: scheduler`",
     ] {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }

@@ -83,6 +83,11 @@ pub struct Toolset {
     pub webhook: Option<crate::WebhookConfig>,
     /// `type: rag` (or an agent's `rag:` entry): the source its tool searches.
     pub rag: Option<std::sync::Arc<crate::rag::RagSource>>,
+    /// `type: mcp_catalog`: when not empty, only these catalog server ids are offered.
+    pub allowed_servers: Vec<String>,
+    /// `type: mcp_catalog`: these catalog server ids are never offered (over
+    /// `allowed_servers`).
+    pub blocked_servers: Vec<String>,
     pub origin: Origin,
 }
 
@@ -169,6 +174,8 @@ impl Toolset {
             models: Vec::new(),
             webhook: None,
             rag: None,
+            allowed_servers: Vec::new(),
+            blocked_servers: Vec::new(),
             origin: Origin::synthetic(kind.type_name()),
         }
     }
@@ -242,6 +249,12 @@ pub enum ToolsetKind {
     Plan,
     /// Earlier sessions of the store, listed and read back as context.
     SessionContext,
+    /// Shell commands that keep running in the background.
+    BackgroundJobs,
+    /// Instructions delivered back to the agent at a time or on an interval.
+    Scheduler,
+    /// Remote MCP servers from a catalog, enabled on demand.
+    McpCatalog,
 }
 
 impl ToolsetKind {
@@ -273,6 +286,9 @@ impl ToolsetKind {
         Self::Tasks,
         Self::Plan,
         Self::SessionContext,
+        Self::BackgroundJobs,
+        Self::Scheduler,
+        Self::McpCatalog,
     ];
 
     /// The `type:` of each, in `ALL`'s order.
@@ -315,6 +331,9 @@ impl ToolsetKind {
             Self::Tasks => "tasks",
             Self::Plan => "plan",
             Self::SessionContext => "session_context",
+            Self::BackgroundJobs => "background_jobs",
+            Self::Scheduler => "scheduler",
+            Self::McpCatalog => "mcp_catalog",
         }
     }
 
@@ -386,6 +405,20 @@ impl ToolsetKind {
             ],
             Self::Plan => &["write_plan", "read_plan", "exit_plan_mode"],
             Self::SessionContext => &["list_sessions", "read_session"],
+            Self::BackgroundJobs => &[
+                "run_background_job",
+                "list_background_jobs",
+                "view_background_job",
+                "stop_background_job",
+            ],
+            Self::Scheduler => &["create_schedule", "list_schedules", "cancel_schedule"],
+            Self::McpCatalog => &[
+                "search_remote_mcp_servers",
+                "list_remote_mcp_servers",
+                "enable_remote_mcp_server",
+                "disable_remote_mcp_server",
+                "reset_remote_mcp_server_auth",
+            ],
             Self::Calculator => &["calculate"],
             Self::Random => &["random_int"],
             Self::Datetime => &["get_datetime"],
@@ -413,4 +446,4 @@ impl ToolsetKind {
 }
 
 /// docker-agent toolset types that Tether does not implement (a clear error, not "unknown").
-pub const UNSUPPORTED_TOOLSETS: &[&str] = &["mcp_catalog", "background_jobs", "scheduler"];
+pub const UNSUPPORTED_TOOLSETS: &[&str] = &[];

@@ -168,9 +168,7 @@ pub fn build_runtime(
     for name in reachable(file, start) {
         agents.push(Arc::new(builder.agent(&name)?));
     }
-    let Builder {
-        warnings, budgets, ..
-    } = builder;
+    let (warnings, budgets, jobs) = (builder.warnings, builder.budgets, builder.tool_state.jobs);
     let mut permissions = file.permissions.clone();
     permissions.extend(opts.global_permissions);
     Ok(Runtime::new(Shared {
@@ -192,6 +190,7 @@ pub fn build_runtime(
         background: TaskRouter::default(),
         budgets,
         lineage,
+        jobs,
     }))
 }
 
@@ -512,6 +511,7 @@ impl<'a> Builder<'a> {
             ToolsetKind::OpenApi => toolbox::openapi_source(name, toolset, &mut instruct)?,
             ToolsetKind::Rag => crate::rag::source(file, toolset, self.env, &mut instruct)?,
             ToolsetKind::A2a => toolbox::a2a_source(name, toolset)?,
+            ToolsetKind::McpCatalog => toolbox::catalog_source(toolset, &self.mcp, &mut instruct),
             ToolsetKind::ModelPicker => {
                 let described: Vec<(&str, Option<&str>)> = toolset
                     .models

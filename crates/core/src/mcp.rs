@@ -137,8 +137,9 @@ impl Runtime {
         }
     }
 
-    /// Stops every MCP server of every agent (and the processes they started). Call it once
-    /// the runtime is done; servers are also killed if the runtime is dropped.
+    /// Stops every MCP server of every agent (and the processes they started), language
+    /// server and background job. Call it once the runtime is done; servers are also killed if
+    /// the runtime is dropped.
     pub async fn stop_servers(&self) {
         let mut seen = BTreeSet::new();
         let servers: Vec<&Arc<McpServer>> = self
@@ -149,6 +150,9 @@ impl Runtime {
             .collect();
         futures::future::join_all(servers.iter().map(|s| s.stop())).await;
         self.stop_language_servers().await;
+        let catalogs = self.agents.iter().flat_map(|a| a.toolbox.catalogs());
+        futures::future::join_all(catalogs.map(|c| c.stop())).await;
+        self.jobs.stop_all().await;
     }
 }
 

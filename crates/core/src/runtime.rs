@@ -66,6 +66,8 @@ pub struct Shared {
     pub(crate) budgets: Budgets,
     /// Which conversation each running sub-session belongs to.
     pub(crate) lineage: Arc<Lineage>,
+    /// The `background_jobs` jobs of every agent, stopped with the MCP servers.
+    pub(crate) jobs: Arc<tether_tools::JobTable>,
 }
 
 impl Runtime {

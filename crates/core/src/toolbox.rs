@@ -33,6 +33,8 @@ pub(crate) enum Source {
     Lsp(Arc<tether_lsp::LspToolset>),
     /// `type: a2a`: no tools until the remote agent's card was read.
     A2a(Arc<A2aToolset>),
+    /// `type: mcp_catalog`: its meta-tools and the servers enabled through them.
+    Catalog(Arc<tether_mcp::CatalogToolset>),
 }
 
 /// The source of a `type: openapi` toolset of agent `agent`; `instruct` takes its
@@ -63,6 +65,16 @@ pub(crate) fn a2a_source(
                 "agent `{agent}`: an `a2a` toolset without `url`"
             ))
         })
+}
+
+/// The source of a `type: mcp_catalog` toolset.
+pub(crate) fn catalog_source(
+    toolset: &tether_config::Toolset,
+    mcp: &tether_mcp::McpContext,
+    instruct: &mut impl FnMut(&str),
+) -> Source {
+    instruct(tether_mcp::CATALOG_INSTRUCTION);
+    Source::Catalog(tether_mcp::CatalogToolset::new(toolset, mcp.clone()))
 }
 
 /// One `toolsets:` entry.
@@ -111,28 +123,55 @@ impl Slot {
     pub(crate) fn server(&self) -> Option<&Arc<McpServer>> {
         match &self.source {
             Source::Mcp(s) => Some(s),
-            Source::Builtin(_) | Source::OpenApi(_) | Source::Lsp(_) | Source::A2a(_) => None,
+            Source::Builtin(_)
+            | Source::OpenApi(_)
+            | Source::Lsp(_)
+            | Source::A2a(_)
+            | Source::Catalog(_) => None,
         }
     }
 
     pub(crate) fn openapi(&self) -> Option<&Arc<OpenApiToolset>> {
         match &self.source {
             Source::OpenApi(d) => Some(d),
-            Source::Builtin(_) | Source::Mcp(_) | Source::Lsp(_) | Source::A2a(_) => None,
+            Source::Builtin(_)
+            | Source::Mcp(_)
+            | Source::Lsp(_)
+            | Source::A2a(_)
+            | Source::Catalog(_) => None,
         }
     }
 
     pub(crate) fn lsp(&self) -> Option<&Arc<tether_lsp::LspToolset>> {
         match &self.source {
             Source::Lsp(set) => Some(set),
-            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) | Source::A2a(_) => None,
+            Source::Builtin(_)
+            | Source::Mcp(_)
+            | Source::OpenApi(_)
+            | Source::A2a(_)
+            | Source::Catalog(_) => None,
+        }
+    }
+
+    pub(crate) fn catalog(&self) -> Option<&Arc<tether_mcp::CatalogToolset>> {
+        match &self.source {
+            Source::Catalog(c) => Some(c),
+            Source::Builtin(_)
+            | Source::Mcp(_)
+            | Source::OpenApi(_)
+            | Source::Lsp(_)
+            | Source::A2a(_) => None,
         }
     }
 
     pub(crate) fn a2a(&self) -> Option<&Arc<A2aToolset>> {
         match &self.source {
             Source::A2a(t) => Some(t),
-            Source::Builtin(_) | Source::Mcp(_) | Source::OpenApi(_) | Source::Lsp(_) => None,
+            Source::Builtin(_)
+            | Source::Mcp(_)
+            | Source::OpenApi(_)
+            | Source::Lsp(_)
+            | Source::Catalog(_) => None,
         }
     }
 }
@@ -315,6 +354,10 @@ impl Toolbox {
         self.slots.iter().filter_map(Slot::a2a)
     }
 
+    pub(crate) fn catalogs(&self) -> impl Iterator<Item = &Arc<tether_mcp::CatalogToolset>> {
+        self.slots.iter().filter_map(Slot::catalog)
+    }
+
     pub(crate) fn view(&self) -> Arc<View> {
         Arc::clone(&self.view.read().unwrap_or_else(PoisonError::into_inner))
     }
@@ -330,6 +373,7 @@ impl Toolbox {
             .chain(self.openapis().map(|d| u64::from(d.loaded())))
             .chain(self.lsps().map(|l| l.generation()))
             .chain(self.a2as().map(|t| u64::from(t.loaded())))
+            .chain(self.catalogs().map(|c| c.generation()))
             .chain([activated])
             .collect()
     }
@@ -363,6 +407,7 @@ impl Toolbox {
                 Source::Builtin(tools) => tools.clone(),
                 Source::OpenApi(doc) => doc.tools(),
                 Source::Lsp(set) => set.tools(),
+                Source::Catalog(catalog) => catalog.tools(),
                 Source::A2a(remote) => {
                     if let Some(text) = remote.instruction().and_then(|card| {
                         instruction(slot.instruction.as_deref(), Some(card.as_str()))

@@ -199,7 +199,7 @@ async fn catalog_entry(
 }
 
 /// The catalog's text: a file, a fresh cached download, a download, or a stale cache.
-async fn catalog_text(source: &str, cache_dir: Option<&Path>) -> Result<String, String> {
+pub(crate) async fn catalog_text(source: &str, cache_dir: Option<&Path>) -> Result<String, String> {
     if !(source.starts_with("http://") || source.starts_with("https://")) {
         let path = source.strip_prefix("file://").unwrap_or(source);
         return std::fs::read_to_string(path)

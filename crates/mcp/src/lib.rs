@@ -9,6 +9,7 @@
 //! other; [`tether_tools::Tool::qualified_name`] gives hooks and permissions their
 //! `mcp:SERVER:TOOL` name.
 
+mod catalog;
 mod connect;
 mod env;
 mod gateway;
@@ -19,6 +20,7 @@ mod server;
 mod sse;
 mod tool;
 
+pub use catalog::{CATALOG_INSTRUCTION, CatalogToolset};
 pub use env::{Lookup, ProcessEnv, expand};
 pub use gateway::{CATALOG_ENV, CATALOG_URL};
 pub use handler::{Progress, SAMPLING_DECLINED};

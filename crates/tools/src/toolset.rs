@@ -17,6 +17,8 @@ use crate::{
 pub struct SharedState {
     /// The list of every `type: todo` toolset with `shared: true`.
     pub todo: Arc<Mutex<TodoList>>,
+    /// The jobs of every `type: background_jobs` toolset, stopped together when the run ends.
+    pub jobs: Arc<crate::JobTable>,
 }
 
 /// [`build_toolset_with`] with state of its own (nothing shared).
@@ -71,6 +73,14 @@ pub fn build_toolset_with(
             Some(TASKS_INSTRUCTION.to_owned()),
         ),
         ToolsetKind::Plan => (PlanTool::all(), Some(PLAN_INSTRUCTION.to_owned())),
+        ToolsetKind::BackgroundJobs => (
+            crate::JobTool::all(&shared.jobs, shell, &cfg.env),
+            Some(crate::JOBS_INSTRUCTION.to_owned()),
+        ),
+        ToolsetKind::Scheduler => (
+            crate::SchedulerTool::all(),
+            Some(crate::SCHEDULER_INSTRUCTION.to_owned()),
+        ),
         ToolsetKind::Api => match &cfg.api {
             Some(api) => (
                 vec![Arc::new(ApiTool::new(
@@ -87,8 +97,10 @@ pub fn build_toolset_with(
         // switches the agent's model and `background_agents` runs sub-agents, so the runtime
         // provides them; `rag` searches with the runtime's embedding models (tether-rag);
         // `lsp` tools come from tether-lsp, over every language server of the agent;
-        // `session_context` reads the runtime's session store.
+        // `session_context` reads the runtime's session store; `mcp_catalog` starts MCP
+        // servers (tether-mcp).
         ToolsetKind::Mcp
+        | ToolsetKind::McpCatalog
         | ToolsetKind::Rag
         | ToolsetKind::Lsp
         | ToolsetKind::UserPrompt

@@ -1,5 +1,6 @@
-//! The options of the small built-in toolsets: `webhook_config` of `type: webhook` and `url`
-//! of `type: open_url`. Both URLs are fixed by the agent file (`${env.NAME}` expands when a
+//! The options of the small built-in toolsets: `webhook_config` of `type: webhook`, `url`
+//! of `type: open_url`, `recall` of `type: background_jobs` and the server lists of
+//! `type: mcp_catalog`. Both URLs are fixed by the agent file (`${env.NAME}` expands when a
 //! tool runs), so the model never chooses where a message goes or which page opens.
 
 use serde_saphyr::Spanned;
@@ -9,10 +10,54 @@ use super::toolset_options::placeholder_free;
 use crate::WebhookConfig;
 use crate::diagnostic::Origin;
 use crate::mcp::check_references;
-use crate::raw::RawWebhookConfig;
+use crate::raw::{RawToolset, RawWebhookConfig};
 use crate::toolset::ToolsetKind;
 
 impl Validator<'_> {
+    /// `recall` (background jobs) and `allowed_servers` / `blocked_servers` (MCP catalog),
+    /// each refused on any other type; returns the two server lists.
+    pub(super) fn catalog_options(
+        &mut self,
+        path: &str,
+        kind: ToolsetKind,
+        t: &mut RawToolset,
+    ) -> (Vec<String>, Vec<String>) {
+        if let Some(r) = t.recall.take() {
+            if kind != ToolsetKind::BackgroundJobs {
+                self.wrong_type(
+                    path,
+                    &r.referenced,
+                    "recall",
+                    "`type: background_jobs`",
+                    kind,
+                );
+            } else if r.value {
+                self.error_hint(
+                    self.origin(&r.referenced, format!("{path}.recall")),
+                    "`recall` is not supported yet: Tether cannot deliver a finished job's output to the agent by itself",
+                    "remove it; the agent reads a job's output with `view_background_job`",
+                );
+            }
+        }
+        let list = |this: &mut Self, key: &str, raw: Option<Spanned<Vec<Spanned<String>>>>| {
+            let raw = raw?;
+            if kind != ToolsetKind::McpCatalog {
+                this.wrong_type(path, &raw.referenced, key, "`type: mcp_catalog`", kind);
+                return None;
+            }
+            Some(
+                raw.value
+                    .into_iter()
+                    .map(|id| id.value.trim().to_owned())
+                    .filter(|id| !id.is_empty())
+                    .collect(),
+            )
+        };
+        let allowed = list(self, "allowed_servers", t.allowed_servers.take()).unwrap_or_default();
+        let blocked = list(self, "blocked_servers", t.blocked_servers.take()).unwrap_or_default();
+        (allowed, blocked)
+    }
+
     /// `webhook_config:`, required on `type: webhook` and refused on any other type.
     pub(super) fn webhook_option(
         &mut self,

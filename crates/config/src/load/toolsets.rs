@@ -263,14 +263,19 @@ impl Validator<'_> {
         if !env.is_empty()
             && !matches!(
                 kind,
-                ToolsetKind::Shell | ToolsetKind::Mcp | ToolsetKind::Script | ToolsetKind::Lsp
+                ToolsetKind::Shell
+                    | ToolsetKind::Mcp
+                    | ToolsetKind::Script
+                    | ToolsetKind::Lsp
+                    | ToolsetKind::BackgroundJobs
             )
         {
             self.error(
                 origin.clone(),
-                "env can only be used with type 'shell', 'script', 'mcp' or 'lsp'",
+                "env can only be used with type 'shell', 'background_jobs', 'script', 'mcp' or 'lsp'",
             );
         }
+        let (allowed_servers, blocked_servers) = self.catalog_options(path, kind, &mut t);
         let scripts = self.scripts(path, kind, &origin, t.shell.take());
         let webhook = self.webhook_option(path, kind, &origin, t.webhook_config.take());
         let extra = self.toolset_extra(path, kind, &origin, &mut t, file);
@@ -337,6 +342,8 @@ impl Validator<'_> {
             models: extra.models,
             webhook,
             rag,
+            allowed_servers,
+            blocked_servers,
             origin,
         })
     }

@@ -28,8 +28,8 @@ described! {
         /// The toolset's system-prompt text: replaces the built-in text; `{ORIGINAL_INSTRUCTIONS}`
         /// stands for it.
         pub(crate) instruction: Option<String>,
-        /// Shell: variables for commands. MCP: variables for the server (`${env.NAME}` expands).
-        /// LSP: variables for the language server (as written).
+        /// Shell, background jobs: variables for commands. MCP: variables for the server
+        /// (`${env.NAME}` expands). LSP: variables for the language server (as written).
         pub(crate) env: Option<BTreeMap<String, Scalar>>,
         // Every toolset type.
         /// MCP: tools are exposed as `NAME_tool`; `NAME` is the server in `mcp:NAME:tool`.
@@ -130,6 +130,16 @@ described! {
         // `type: webhook`.
         /// `type: webhook`: where `send_webhook` delivers, and how.
         pub(crate) webhook_config: Option<Spanned<RawWebhookConfig>>,
+        // `type: background_jobs`.
+        /// `type: background_jobs`: let `run_background_job` ask for the job's output to be
+        /// delivered to the agent when it ends. Only `false` (the default) is supported yet.
+        pub(crate) recall: Option<Spanned<bool>>,
+        // `type: mcp_catalog`.
+        /// `type: mcp_catalog`: when not empty, only these catalog server ids are offered.
+        pub(crate) allowed_servers: Option<Spanned<Vec<Spanned<String>>>>,
+        /// `type: mcp_catalog`: these catalog server ids are never offered, even when
+        /// `allowed_servers` lists them.
+        pub(crate) blocked_servers: Option<Spanned<Vec<Spanned<String>>>>,
     }
 }
 
