@@ -135,12 +135,12 @@ fn the_process_denies_a_call_and_rewrites_another() {
 }
 
 #[test]
-fn hooks_check_marks_a_persistent_hook() {
+fn hooks_check_marks_a_persistent_hook_and_each_hooks_sandbox() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
     std::fs::write(
         d.join("agent.yaml"),
-        "agents:\n  root:\n    model: openai/gpt-4o\n    hooks:\n      pre_tool_use:\n        - hooks:\n            - {type: command, command: 'cat >/dev/null', persistent: true}\n            - {type: command, command: 'true'}\n",
+        "agents:\n  root:\n    model: openai/gpt-4o\n    hooks:\n      pre_tool_use:\n        - hooks:\n            - {type: command, command: 'cat >/dev/null', persistent: true, sandbox: true}\n            - {type: command, command: 'true', sandbox: {best_effort: true, write: [./logs], network: ['*:443']}}\n            - {type: command, command: 'true'}\n",
     )
     .unwrap();
     let out = cli::tether(d)
@@ -154,13 +154,33 @@ fn hooks_check_marks_a_persistent_hook() {
         (&serde_json::json!(true), &serde_json::Value::Null),
         "{json}"
     );
+    assert_eq!(
+        (
+            &hooks[0]["sandbox"],
+            &hooks[1]["sandbox"],
+            &hooks[2]["sandbox"]
+        ),
+        (
+            &serde_json::json!("default profile"),
+            &serde_json::json!("best_effort; write ./logs; network *:443"),
+            &serde_json::Value::Null
+        ),
+        "{json}"
+    );
     let out = cli::tether(d)
         .args(["hooks", "check", "agent.yaml"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("matcher=*  persistent  agent.yaml:7:15"),
+        text.contains("matcher=*  persistent  sandbox: default profile  agent.yaml:7:15"),
         "{text}"
     );
+    assert!(
+        text.contains(
+            "matcher=*  sandbox: best_effort; write ./logs; network *:443  agent.yaml:8:15"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("matcher=*  agent.yaml:9:15"), "{text}");
 }

@@ -66,6 +66,46 @@ pub struct SandboxProfile {
     pub processes: Option<u64>,
 }
 
+impl SandboxProfile {
+    /// One line for listings: `default profile`, or what differs from it
+    /// (`best_effort; write ./logs; network *:443`).
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.best_effort {
+            parts.push("best_effort".to_owned());
+        }
+        if !self.write.is_empty() {
+            parts.push(format!("write {}", self.write.join(", ")));
+        }
+        if !self.deny_read.is_empty() {
+            parts.push(format!("deny_read {}", self.deny_read.join(", ")));
+        }
+        match &self.network {
+            SandboxNetwork::Off => {}
+            SandboxNetwork::On => parts.push("network on".to_owned()),
+            SandboxNetwork::TcpPorts(ports) => {
+                let ports: Vec<String> = ports.iter().map(|p| format!("*:{p}")).collect();
+                parts.push(format!("network {}", ports.join(", ")));
+            }
+        }
+        for (key, value) in [
+            ("cpu_seconds", self.cpu_seconds),
+            ("address_space_mb", self.address_space_mb),
+            ("open_files", self.open_files),
+            ("processes", self.processes),
+        ] {
+            if let Some(v) = value {
+                parts.push(format!("{key} {v}"));
+            }
+        }
+        if parts.is_empty() {
+            "default profile".to_owned()
+        } else {
+            parts.join("; ")
+        }
+    }
+}
+
 /// The keys of a profile map.
 pub const PROFILE_KEYS: [&str; 8] = [
     "write",
@@ -197,6 +237,7 @@ mod tests {
             panic!()
         };
         assert!(p.best_effort);
+        assert_eq!(p.describe(), "best_effort");
         let HookSandbox::On(p) =
             parse(&json!({"write": ["./logs"], "network": ["*:443"], "processes": 4})).unwrap()
         else {
@@ -205,6 +246,8 @@ mod tests {
         assert_eq!(p.write, ["./logs"]);
         assert_eq!(p.network, SandboxNetwork::TcpPorts(vec![443]));
         assert_eq!(p.processes, Some(4));
+        assert_eq!(p.describe(), "write ./logs; network *:443; processes 4");
+        assert_eq!(SandboxProfile::default().describe(), "default profile");
         let err = |v: Value| parse(&v).unwrap_err();
         assert!(err(json!({"Write": []})).contains("unknown sandbox key `Write`"));
         assert!(err(json!({"network": ["example.com:443"]})).contains("is not supported yet"));

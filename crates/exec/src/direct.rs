@@ -2,13 +2,14 @@
 //!
 //! `bash -c './check.sh --strict'` starts bash, which parses the text and execs the script:
 //! a whole shell start (about a millisecond) for nothing. When the caller has established that
-//! the text is a plain word list (no quotes, expansions, globs, redirections or operators, and
-//! not a builtin), we exec the program ourselves and reproduce what the shell would have done
-//! first: the `PATH` lookup and the variables it adds to the environment (`PWD`; for bash also
-//! `SHLVL`, `_` and a stale `OLDPWD` dropped; dash drops variables whose names are not shell
-//! names). Whatever we cannot reproduce exactly returns `None` and the command goes through the
-//! shell: a shell we do not know, a start-up file (`BASH_ENV`, `ENV`), exported functions or
-//! options, a `PATH` we cannot search the way the shell would, an unusual `PWD` or `SHLVL`.
+//! the text is a plain word list (bare words and single-quoted text: no expansions, globs,
+//! redirections or operators, and not a builtin), we exec the program ourselves and reproduce
+//! what the shell would have done first: the `PATH` lookup and the variables it adds to the
+//! environment (`PWD`; for bash also `SHLVL`, `_` and a stale `OLDPWD` dropped; dash drops
+//! variables whose names are not shell names). Whatever we cannot reproduce exactly returns
+//! `None` and the command goes through the shell: a shell we do not know, a start-up file
+//! (`BASH_ENV`, `ENV`), exported functions or options, a `PATH` we cannot search the way the
+//! shell would, an unusual `PWD` or `SHLVL`.
 //! A spawn that fails (not found, not executable, a script without `#!`) is also retried
 //! through the shell, so errors, their messages and exit codes (126, 127) are the shell's own.
 

@@ -266,13 +266,10 @@ fn spawn(
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         None
     };
-    if let Some(s) = sandboxed {
-        crate::sandbox::install(&mut cmd, Arc::clone(s));
-    }
-    // `cmd` (and with it our copies of the write ends) is dropped on return, so the reader
+    // `cmd` (and with it our copies of the write ends) is dropped by the spawn, so the reader
     // sees end of file once the child's group closes them.
     let mut own = reaper::own();
-    let child = cmd.spawn().map_err(|e| {
+    let child = crate::sandbox::spawn(cmd, sandboxed).map_err(|e| {
         let program = spec.program.to_string_lossy();
         if e.kind() == std::io::ErrorKind::NotFound {
             format!("`{program}` not found")

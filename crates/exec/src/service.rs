@@ -142,10 +142,12 @@ impl Service {
         // A direct spawn that fails goes through the shell, whose error is the one to report.
         let spawned = match prepared
             .as_ref()
-            .map(|p| command(spec, Some(p), &extra, sandboxed.as_ref()).spawn())
+            .map(|p| crate::sandbox::spawn(command(spec, Some(p), &extra), sandboxed.as_ref()))
         {
             Some(Ok(child)) => Ok(child),
-            Some(Err(_)) | None => command(spec, None, &extra, sandboxed.as_ref()).spawn(),
+            Some(Err(_)) | None => {
+                crate::sandbox::spawn(command(spec, None, &extra), sandboxed.as_ref())
+            }
         };
         let mut child = spawned.map_err(|e| {
             let program = spec.program.to_string_lossy();
@@ -274,7 +276,6 @@ fn command(
     spec: &ServiceSpec,
     prepared: Option<&Prepared>,
     extra: &[(OsString, OsString)],
-    sandboxed: Option<&Arc<Sandboxed>>,
 ) -> tokio::process::Command {
     #[expect(clippy::disallowed_methods, reason = "tether-exec spawns every child")]
     let mut cmd = match prepared {
@@ -304,9 +305,6 @@ fn command(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if let Some(s) = sandboxed {
-        crate::sandbox::install(&mut cmd, Arc::clone(s));
-    }
     cmd
 }
 

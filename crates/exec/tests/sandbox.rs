@@ -207,3 +207,44 @@ async fn the_private_temporary_directory_is_given_as_tmpdir_and_removed_with_the
     drop(sandbox);
     assert!(!tmp.exists());
 }
+
+#[tokio::test]
+async fn sandboxed_children_start_in_its_pids_cgroup_which_goes_with_the_sandbox() {
+    if !rustix::process::geteuid().is_root() {
+        // An ordinary user gets `RLIMIT_NPROC` instead (docs/hooks.md).
+        return;
+    }
+    let w = world();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    let mut dirs = Vec::new();
+    for _ in 0..3 {
+        let mut spec = ExecSpec::new("/bin/cat", &w.home);
+        spec.args = vec!["/proc/self/cgroup".into()];
+        spec.sandbox = Some(Arc::clone(&sandbox));
+        let r = tether_exec::run(spec).await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let text = r.stdout.lossy();
+        let path = text
+            .lines()
+            .find(|l| l.contains("tether-sandbox-"))
+            .and_then(|l| l.rsplit_once(':'))
+            .map(|(_, p)| p.trim_start_matches('/').to_owned())
+            .unwrap_or_else(|| panic!("not in a sandbox cgroup: {text}"));
+        let dir = [
+            "/sys/fs/cgroup/pids",
+            "/sys/fs/cgroup",
+            "/sys/fs/cgroup/unified",
+        ]
+        .into_iter()
+        .map(|m| Path::new(m).join(&path))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(|| panic!("no directory for {path}"));
+        dirs.push(dir);
+    }
+    assert!(
+        dirs.windows(2).all(|d| d[0] == d[1]),
+        "one cgroup: {dirs:?}"
+    );
+    drop(sandbox);
+    assert!(!dirs[0].exists(), "{} is left behind", dirs[0].display());
+}

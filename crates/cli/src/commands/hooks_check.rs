@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tether_config::{
-    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSpec, HooksConfig, MatcherEntry, OnError,
+    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSandbox, HookSpec, HooksConfig, MatcherEntry,
+    OnError,
 };
 use tether_exec::ShellKind;
 use tether_protocol::HookEvent;
@@ -48,6 +49,9 @@ struct HookLine<'a> {
     /// Only when set: one process answers every event of a session.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     persistent: bool,
+    /// Only for a sandboxed command hook: `default profile`, or what its profile changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sandbox: Option<String>,
     dialect: &'static str,
     location: Option<String>,
     /// `type: policy`: how many Cedar policies the set holds.
@@ -122,12 +126,21 @@ fn line<'a>(
         working_dir: h.working_dir.as_deref(),
         run_async: h.run_async,
         persistent: h.persistent,
+        sandbox: sandbox(h),
         dialect: h.dialect.as_str(),
         location: Some(origin(h)).filter(|at| !at.is_empty()),
         policies: match &h.kind {
             HookKind::Policy(p) => Some(p.count),
             _ => None,
         },
+    }
+}
+
+/// What a command hook's sandbox is, `None` when it runs without one.
+fn sandbox(h: &HookSpec) -> Option<String> {
+    match (&h.kind, &h.sandbox) {
+        (HookKind::Command { .. }, Some(HookSandbox::On(profile))) => Some(profile.describe()),
+        _ => None,
     }
 }
 
@@ -269,6 +282,9 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
                 }
                 if h.persistent {
                     attrs.push("persistent".to_owned());
+                }
+                if let Some(sandbox) = sandbox(h) {
+                    attrs.push(format!("sandbox: {sandbox}"));
                 }
                 if h.dialect != Dialect::DockerAgent {
                     attrs.push(format!("dialect={}", h.dialect.as_str()));

@@ -94,8 +94,9 @@ pub(crate) fn socket_filter(tcp: bool) -> Vec<Insn> {
     prog
 }
 
-/// Everything the child applies to itself, in this order: join the pids cgroup, lower the
-/// limits, set no_new_privs, install the seccomp filter, restrict itself with Landlock.
+/// Everything the child applies to itself, in this order: join the pids cgroup (unless it was
+/// forked inside), lower the limits, set no_new_privs, install the seccomp filter, restrict
+/// itself with Landlock.
 #[derive(Debug)]
 pub(crate) struct Applied {
     landlock: Option<OwnedFd>,

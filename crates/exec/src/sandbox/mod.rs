@@ -21,7 +21,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use child::Applied;
-pub(crate) use child::install;
 
 /// How strictly a sandbox is required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -119,7 +118,38 @@ pub(crate) struct Prepared {
     pub(crate) applied: Applied,
     pub(crate) tmpdir: PathBuf,
     summary: String,
-    _cgroup: Option<cgroup::Cgroup>,
+    cgroup: Option<cgroup::Cgroup>,
+}
+
+/// Spawns `cmd`, inside `sandboxed` when given.
+pub(crate) fn spawn(
+    mut cmd: tokio::process::Command,
+    sandboxed: Option<&Arc<Prepared>>,
+) -> std::io::Result<tokio::process::Child> {
+    match sandboxed {
+        Some(s) => {
+            child::install(&mut cmd, Arc::clone(s));
+            s.spawn(cmd)
+        }
+        None => cmd.spawn(),
+    }
+}
+
+impl Prepared {
+    /// Spawns `cmd` (its `pre_exec` already installed): on the thread inside the pids cgroup
+    /// when there is one, so the child starts there without a migration.
+    fn spawn(&self, mut cmd: tokio::process::Command) -> std::io::Result<tokio::process::Child> {
+        let Some(spawner) = self.cgroup.as_ref().and_then(cgroup::Cgroup::spawner) else {
+            return cmd.spawn();
+        };
+        let runtime = tokio::runtime::Handle::try_current().map_err(std::io::Error::other)?;
+        spawner
+            .run(move || {
+                let _entered = runtime.enter();
+                cmd.spawn()
+            })
+            .unwrap_or_else(|| Err(std::io::Error::other("the sandbox's spawner thread ended")))
+    }
 }
 
 impl Drop for Prepared {
@@ -255,13 +285,13 @@ fn prepare(policy: &SandboxPolicy) -> Result<Prepared, SandboxError> {
         seccomp,
         limits,
         nproc,
-        cgroup.as_ref().map(cgroup::Cgroup::procs_fd),
+        cgroup.as_ref().and_then(cgroup::Cgroup::procs_fd),
     );
     Ok(Prepared {
         applied,
         tmpdir,
         summary: parts.join("+"),
-        _cgroup: cgroup,
+        cgroup,
     })
 }
 
