@@ -1,6 +1,8 @@
 //! A Cedar policy hook on `pre_tool_use` in the approval ladder: `Runtime::decide` for a shell
-//! call, with no hooks and with one `type: policy` hook of 100 policies (every one scoped to
-//! the call, each with a `like` condition over the command, so all 100 are evaluated).
+//! call, with no hooks and with one `type: policy` hook of 100 policies, in two sets:
+//! `cedar_100`, the worst case (every policy scoped to the call, each with a `like` condition
+//! over the command, so all 100 are evaluated), and `cedar_team_100`, a team's policy file
+//! over many tools and events (`policies/team.cedar`), of which the index gives the call 47.
 //!
 //! Run: `cargo bench -p tether-core --bench policy_ladder`.
 
@@ -29,9 +31,9 @@ fn policies() -> String {
     text
 }
 
-fn runtime(dir: &std::path::Path, hooks: bool) -> Runtime {
-    std::fs::write(dir.join("tools.cedar"), policies()).unwrap();
-    let hooks = if hooks {
+fn runtime(dir: &std::path::Path, cedar: Option<&str>) -> Runtime {
+    let hooks = if let Some(text) = cedar {
+        std::fs::write(dir.join("tools.cedar"), text).unwrap();
         "    hooks:\n      pre_tool_use:\n        - matcher: '*'\n          hooks:\n            - {type: policy, policy: tools.cedar}\n"
     } else {
         ""
@@ -67,13 +69,19 @@ fn bench(c: &mut Criterion) {
     let args: Map<String, Value> = args;
     let cancel = CancellationToken::new();
     let mut group = c.benchmark_group("policy_ladder");
-    for (id, hooks) in [("no_hooks", false), ("cedar_100", true)] {
-        let runtime = runtime(dir.path(), hooks);
+    let worst = policies();
+    let team = include_str!("policies/team.cedar");
+    for (id, set) in [
+        ("no_hooks", None),
+        ("cedar_100", Some(worst.as_str())),
+        ("cedar_team_100", Some(team)),
+    ] {
+        let runtime = runtime(dir.path(), set);
         let session = Session::new("bench", "root");
         let v = rt
             .block_on(runtime.decide(&session, "shell", &args, &cancel))
             .unwrap();
-        let want = if hooks {
+        let want = if set.is_some() {
             "pre_tool_use_hook_allow"
         } else {
             "user_confirmation"

@@ -21,6 +21,7 @@ mod observer;
 pub mod output_parser;
 mod persistent;
 mod policy_hook;
+mod policy_scope;
 mod registry;
 mod result;
 mod sandbox;
