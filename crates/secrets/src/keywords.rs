@@ -1,13 +1,4 @@
-//! Keyword occurrences: the aho-corasick DFA, walked only where a keyword may start, or over
-//! four interleaved lanes where no vector searcher is to be had.
-//!
-//! On real source code a keyword's first three bytes occur at about 1% of positions, so most of
-//! the text need not be walked at all: a packed (SIMD, Teddy) searcher over those prefixes
-//! finds the next position where a keyword may start, in a lower-cased copy of the block, and
-//! the DFA walks from there until it is back in its start state (no suffix of what it read can
-//! begin a keyword), then the searcher takes over again. Every occurrence starts at such a
-//! position, and a walk from the start state sees every occurrence starting inside it, so this
-//! reports exactly what one walk over the whole text reports, in the same order.
+//! Keyword occurrences: the aho-corasick DFA, walked over four interleaved lanes.
 //!
 //! Walking a DFA is a chain of dependent table loads (about 2 ns per byte on the machines we
 //! measured), so on keyword-dense text a single overlapping search costs more than all the
@@ -19,16 +10,13 @@
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
-use aho_corasick::{Anchored, MatchKind, Span, StartKind, packed};
+use aho_corasick::{Anchored, MatchKind, StartKind};
 
 use crate::SecretsError;
 
 /// Texts shorter than this are walked in one lane (the split is not worth its overhead).
 const MIN_SPLIT_LEN: usize = 4 * 1024;
 const LANES: usize = 4;
-/// Bytes of each keyword the packed searcher looks for: with three, about 1% of the positions
-/// of real code are candidates, with two about 8%.
-const PREFIX_LEN: usize = 3;
 
 /// The keyword automaton.
 #[derive(Debug)]
@@ -37,9 +25,6 @@ pub(crate) struct Keywords {
     start: StateID,
     /// Length in bytes of each keyword, by pattern index.
     lens: Vec<usize>,
-    /// Finds the next place a keyword may start, in lower-cased text; `None` where the CPU
-    /// has no vector searcher (or there are too many prefixes for one).
-    starts: Option<packed::Searcher>,
 }
 
 /// One keyword occurrence: which keyword, and the byte offset one past its end.
@@ -63,36 +48,7 @@ impl Keywords {
             .start_state(Anchored::No)
             .map_err(|_| SecretsError::PrefilterStart)?;
         let lens = patterns.iter().map(String::len).collect();
-        let mut prefixes: Vec<Vec<u8>> = patterns
-            .iter()
-            .map(|p| p.as_bytes()[..p.len().min(PREFIX_LEN)].to_ascii_lowercase())
-            .collect();
-        prefixes.sort_unstable();
-        prefixes.dedup();
-        let starts = packed::Config::new()
-            .heuristic_pattern_limits(false)
-            .builder()
-            .extend(&prefixes)
-            .build();
-        Ok(Self {
-            dfa,
-            start,
-            lens,
-            starts,
-        })
-    }
-
-    /// The same automaton without its packed searcher, so tests can compare the two walks.
-    #[cfg(test)]
-    pub(crate) fn without_searcher(mut self) -> Self {
-        self.starts = None;
-        self
-    }
-
-    /// Whether occurrences are found with the packed searcher.
-    #[cfg(test)]
-    pub(crate) fn has_searcher(&self) -> bool {
-        self.starts.is_some()
+        Ok(Self { dfa, start, lens })
     }
 
     /// Byte offset where keyword occurrence `hit` starts.
@@ -121,17 +77,13 @@ impl Keywords {
         out: &mut Vec<Hit>,
     ) {
         let bytes = &text.as_bytes()[..to];
-        if let Some(starts) = &self.starts {
-            self.walk_from_starts(starts, bytes, from, &mut lanes.lower, out);
-            return;
-        }
         if to - from < MIN_SPLIT_LEN {
             self.walk(bytes, from, self.warmed(bytes, from), out);
             return;
         }
         let lane_len = (to - from) / LANES;
         let starts: [usize; LANES] = std::array::from_fn(|lane| from + lane * lane_len);
-        for lane in &mut lanes.lanes {
+        for lane in &mut lanes.0 {
             lane.clear();
         }
         let [s0, s1, s2, s3] = starts.map(|at| &bytes[at..at + lane_len]);
@@ -155,45 +107,10 @@ impl Keywords {
         }
         // The last lane also owns the remainder of the division.
         let last = LANES - 1;
-        self.walk(bytes, starts[last] + lane_len, q3, &mut lanes.lanes[last]);
-        out.reserve(lanes.lanes.iter().map(Vec::len).sum());
-        for lane in &lanes.lanes {
+        self.walk(bytes, starts[last] + lane_len, q3, &mut lanes.0[last]);
+        out.reserve(lanes.0.iter().map(Vec::len).sum());
+        for lane in &lanes.0 {
             out.extend_from_slice(lane);
-        }
-    }
-
-    /// Walks the DFA from each position of `bytes` where a keyword may start, reporting the
-    /// occurrences that end after `from` (see the module documentation).
-    fn walk_from_starts(
-        &self,
-        starts: &packed::Searcher,
-        bytes: &[u8],
-        from: usize,
-        lower: &mut Vec<u8>,
-        out: &mut Vec<Hit>,
-    ) {
-        // Occurrences ending after `from` start at most a keyword's length before it.
-        let base = from.saturating_sub(self.dfa.max_pattern_len().saturating_sub(1));
-        lower.clear();
-        lower.extend(bytes[base..].iter().map(u8::to_ascii_lowercase));
-        let mut at = 0;
-        while let Some(found) = starts.find_in(&*lower, Span::from(at..lower.len())) {
-            let mut sid = self.start;
-            let mut i = base + found.start();
-            loop {
-                let Some(&byte) = bytes.get(i) else {
-                    return;
-                };
-                sid = self.dfa.next_state(Anchored::No, sid, byte);
-                i += 1;
-                if self.dfa.is_special(sid) && i > from {
-                    self.report(sid, i, out);
-                }
-                if sid == self.start {
-                    break;
-                }
-            }
-            at = i - base;
         }
     }
 
@@ -220,7 +137,7 @@ impl Keywords {
     /// [`Self::report`] for each lane.
     #[inline(never)]
     fn report_lanes(&self, sids: [StateID; LANES], ends: [usize; LANES], lanes: &mut LaneHits) {
-        for ((sid, end), out) in sids.into_iter().zip(ends).zip(&mut lanes.lanes) {
+        for ((sid, end), out) in sids.into_iter().zip(ends).zip(&mut lanes.0) {
             self.report(sid, end, out);
         }
     }
@@ -240,13 +157,9 @@ impl Keywords {
     }
 }
 
-/// Per-lane hit buffers and the lower-cased block, kept by the caller across blocks so that a
-/// walk does not allocate.
+/// Per-lane hit buffers, kept by the caller across blocks so that a walk does not allocate.
 #[derive(Debug, Default)]
-pub(crate) struct LaneHits {
-    lanes: [Vec<Hit>; LANES],
-    lower: Vec<u8>,
-}
+pub(crate) struct LaneHits([Vec<Hit>; LANES]);
 
 #[cfg(test)]
 #[path = "keywords_tests.rs"]

@@ -1,19 +1,10 @@
-//! Both walks (from the packed searcher's candidate starts, and over interleaved lanes) against
-//! aho-corasick's own overlapping search, around the split size and on real source code.
+//! The interleaved walk against aho-corasick's own overlapping search, around the split size
+//! and on real source code.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use pretty_assertions::assert_eq;
 
 use super::*;
-
-/// The automaton twice: with its packed searcher (where the CPU has one) and without.
-fn both_walks(patterns: &[String]) -> [Keywords; 2] {
-    let build = || match Keywords::new(patterns) {
-        Ok(keywords) => keywords,
-        Err(e) => panic!("automaton failed to build: {e}"),
-    };
-    [build(), build().without_searcher()]
-}
 
 /// What the library's own overlapping search reports, as (pattern, end) pairs.
 fn reference(patterns: &[String], text: &str) -> Vec<Hit> {
@@ -41,21 +32,21 @@ fn interleaved_lanes_report_exactly_what_an_overlapping_search_reports() {
     .iter()
     .map(|p| (*p).to_owned())
     .collect();
+    let Ok(keywords) = Keywords::new(&patterns) else {
+        panic!("automaton failed to build");
+    };
     // Sizes around the split threshold, with keywords straddling every lane boundary.
     let unit = "xx TOKEN secret_ https://h abcabcabc Sécrét ";
     let mut mismatches = Vec::new();
-    for (keywords, len) in both_walks(&patterns).iter().flat_map(|k| {
-        [
-            0,
-            1,
-            7,
-            MIN_SPLIT_LEN - 1,
-            MIN_SPLIT_LEN,
-            MIN_SPLIT_LEN + 3,
-            50_000,
-        ]
-        .map(|len| (k, len))
-    }) {
+    for len in [
+        0,
+        1,
+        7,
+        MIN_SPLIT_LEN - 1,
+        MIN_SPLIT_LEN,
+        MIN_SPLIT_LEN + 3,
+        50_000,
+    ] {
         let mut text = unit.repeat(len / unit.len() + 1);
         text.truncate(text.floor_char_boundary(len));
         let got = keywords.hits(&text);
@@ -87,18 +78,17 @@ fn ranges_split_one_search_exactly() {
         .iter()
         .map(|p| (*p).to_owned())
         .collect();
+    let Ok(keywords) = Keywords::new(&patterns) else {
+        panic!("automaton failed to build");
+    };
     let text = "xx TOKEN secret_ abcabcabc ".repeat(2000);
-    let walks = both_walks(&patterns);
-    let whole = walks[1].hits(&text);
+    let whole = keywords.hits(&text);
     // Cuts inside keywords, at lane-size boundaries and in the small-range path.
-    for (keywords, cuts) in walks.iter().flat_map(|k| {
-        [
-            vec![0, 5, text.len()],
-            vec![0, 4, 10, MIN_SPLIT_LEN + 7, text.len() / 2 + 1, text.len()],
-            vec![0, text.len() - 3, text.len()],
-        ]
-        .map(|cuts| (k, cuts))
-    }) {
+    for cuts in [
+        vec![0, 5, text.len()],
+        vec![0, 4, 10, MIN_SPLIT_LEN + 7, text.len() / 2 + 1, text.len()],
+        vec![0, text.len() - 3, text.len()],
+    ] {
         let mut split = Vec::new();
         let mut lanes = LaneHits::default();
         for w in cuts.windows(2) {
@@ -130,18 +120,16 @@ fn real_files(dir: &std::path::Path, ext: &str, cap: usize, out: &mut Vec<String
 }
 
 #[test]
-fn the_searcher_walk_reports_what_the_lane_walk_reports_on_real_code_with_secrets() {
+fn the_lane_walk_reports_what_an_overlapping_search_reports_on_real_code_with_secrets() {
     let mut patterns: Vec<String> = crate::rules::RULES
         .iter()
         .flat_map(|rule| rule.keywords.iter().map(|k| k.to_ascii_lowercase()))
         .collect();
     patterns.sort_unstable();
     patterns.dedup();
-    let [searcher, lanes] = both_walks(&patterns);
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        assert!(searcher.has_searcher(), "no packed searcher on an AVX2 CPU");
-    }
+    let Ok(keywords) = Keywords::new(&patterns) else {
+        panic!("automaton failed to build");
+    };
     let mut files = Vec::new();
     real_files(
         std::path::Path::new("/usr/lib/python3.11"),
@@ -155,31 +143,31 @@ fn the_searcher_walk_reports_what_the_lane_walk_reports_on_real_code_with_secret
         50,
         &mut files,
     );
-    // Secrets in odd case and at file edges, so keywords straddle every file boundary.
+    // Keywords in odd case at every file boundary, so they straddle lane and block cuts.
     let planted = [
         "GHP_abc",
         "Token=",
         "x-API-KEY: ",
         "-----BEGIN RSA",
         "Q~",
-        "s\"PASSWORD",
+        "s\\\"PASSWORD",
     ];
     let mut text = String::new();
     for (i, file) in files.iter().enumerate() {
         text.push_str(planted[i % planted.len()]);
         text.push_str(file);
     }
-    assert!(text.len() > 1 << 19, "too little real code: {}", text.len());
-    let want = lanes.hits(&text);
-    assert_eq!(searcher.hits(&text), want);
+    assert!(text.len() > 1 << 18, "too little real code: {}", text.len());
+    let want = reference(&patterns, &text);
     assert!(!want.is_empty());
+    assert_eq!(keywords.hits(&text), want);
     // In blocks, as the engine walks it, cut at odd places.
     let mut split = Vec::new();
-    let mut scratch = LaneHits::default();
+    let mut lanes = LaneHits::default();
     let mut from = 0;
     for step in [1, 2, 3, 5_000, 65_536, 100_003].iter().cycle() {
         let to = text.len().min(from + step);
-        searcher.hits_in(&text, from, to, &mut scratch, &mut split);
+        keywords.hits_in(&text, from, to, &mut lanes, &mut split);
         from = to;
         if from == text.len() {
             break;
