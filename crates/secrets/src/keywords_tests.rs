@@ -1,4 +1,5 @@
-//! The interleaved walk against aho-corasick's own overlapping search, around the split size.
+//! The interleaved walk against aho-corasick's own overlapping search, around the split size
+//! and on real source code.
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use pretty_assertions::assert_eq;
@@ -95,4 +96,82 @@ fn ranges_split_one_search_exactly() {
         }
         assert_eq!(split, whole, "{cuts:?}");
     }
+}
+
+/// Source files under `dir` (sorted, at most `cap`), read as text.
+fn real_files(dir: &std::path::Path, ext: &str, cap: usize, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for path in paths {
+        if out.len() >= cap {
+            return;
+        }
+        if path.is_dir() && !path.is_symlink() {
+            real_files(&path, ext, cap, out);
+        } else if path.extension().is_some_and(|e| e == ext)
+            && let Ok(text) = std::fs::read_to_string(&path)
+        {
+            out.push(text);
+        }
+    }
+}
+
+#[test]
+fn the_lane_walk_reports_what_an_overlapping_search_reports_on_real_code_with_secrets() {
+    let mut patterns: Vec<String> = crate::rules::RULES
+        .iter()
+        .flat_map(|rule| rule.keywords.iter().map(|k| k.to_ascii_lowercase()))
+        .collect();
+    patterns.sort_unstable();
+    patterns.dedup();
+    let Ok(keywords) = Keywords::new(&patterns) else {
+        panic!("automaton failed to build");
+    };
+    let mut files = Vec::new();
+    real_files(
+        std::path::Path::new("/usr/lib/python3.11"),
+        "py",
+        150,
+        &mut files,
+    );
+    real_files(
+        std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src")),
+        "rs",
+        50,
+        &mut files,
+    );
+    // Keywords in odd case at every file boundary, so they straddle lane and block cuts.
+    let planted = [
+        "GHP_abc",
+        "Token=",
+        "x-API-KEY: ",
+        "-----BEGIN RSA",
+        "Q~",
+        "s\\\"PASSWORD",
+    ];
+    let mut text = String::new();
+    for (i, file) in files.iter().enumerate() {
+        text.push_str(planted[i % planted.len()]);
+        text.push_str(file);
+    }
+    assert!(text.len() > 1 << 18, "too little real code: {}", text.len());
+    let want = reference(&patterns, &text);
+    assert!(!want.is_empty());
+    assert_eq!(keywords.hits(&text), want);
+    // In blocks, as the engine walks it, cut at odd places.
+    let mut split = Vec::new();
+    let mut lanes = LaneHits::default();
+    let mut from = 0;
+    for step in [1, 2, 3, 5_000, 65_536, 100_003].iter().cycle() {
+        let to = text.len().min(from + step);
+        keywords.hits_in(&text, from, to, &mut lanes, &mut split);
+        from = to;
+        if from == text.len() {
+            break;
+        }
+    }
+    assert_eq!(split, want);
 }

@@ -1,7 +1,8 @@
 //! The benchmark corpus, shared by the `redact` bench and the `corpus` example (which writes it
 //! out for the end-to-end benchmark in `scripts/bench.sh`).
 //!
-//! The ordinary text is the false-positive fixtures (code, config, shell, JSON, prose, git
+//! The real text is source code found on the machine (the Python standard library); the ordinary
+//! text, its fallback, is the false-positive fixtures (code, config, shell, JSON, prose, git
 //! output, hashes, base64) repeated, so it is dense in words like `token` and `password` that
 //! wake the key-name rules: a realistic worst case for the keyword pre-filter.
 
@@ -39,7 +40,6 @@ pub(crate) fn ordinary(len: usize) -> String {
 /// Real source code: the UTF-8 `.py`, `.rs`, `.go`, `.js`, `.c` and `.h` files under `dir`
 /// (walked in name order, so the corpus is the same every run), concatenated and repeated up to
 /// `len` bytes. `None` when `dir` holds none.
-#[allow(dead_code, reason = "the example uses it, the bench does not")]
 pub(crate) fn real(dir: &std::path::Path, len: usize) -> Option<String> {
     fn walk(dir: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
@@ -82,13 +82,6 @@ pub(crate) fn real(dir: &std::path::Path, len: usize) -> Option<String> {
     let cut = text.floor_char_boundary(len);
     text.truncate(cut);
     Some(text)
-}
-
-/// `len` bytes of ordinary text with corpus secrets (in their framing) spliced in at line starts
-/// until secret bytes reach 1% of the total.
-#[allow(dead_code, reason = "the bench uses it, the example does not")]
-pub(crate) fn with_secrets(len: usize) -> String {
-    splice_secrets(ordinary(len), len)
 }
 
 /// `base` with corpus secrets spliced in at line starts until secret bytes reach 1% of `len`,
