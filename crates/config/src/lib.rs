@@ -56,7 +56,10 @@ pub use model::{
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
 pub use policy::{POLICY_EVENTS, PolicyHook};
-pub use rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
+pub use rag::{
+    Chunking, Fusion, Prefetch, RagResults, RagSource, RagStrategy, RagStrategyKind, Reranking,
+    TopologyPrior,
+};
 pub use sandbox::{
     HookSandbox, PROFILE_KEYS as SANDBOX_PROFILE_KEYS, SandboxDefault, SandboxNetwork,
     SandboxProfile,

@@ -2,9 +2,12 @@
 //! them; what Tether cannot honour is an error naming the field.
 
 use std::path::Path;
+use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use tether_config::{ConfigError, Fusion, RagStrategyKind, ToolsetKind, load_str};
+use tether_config::{
+    ConfigError, Fusion, Prefetch, RagStrategyKind, Reranking, ToolsetKind, TopologyPrior, load_str,
+};
 
 fn errors(yaml: &str) -> Vec<String> {
     match load_str(yaml, "agent.yaml", Path::new("/agents")) {
@@ -106,15 +109,107 @@ fn weighted_fusion_needs_a_weight_per_strategy() {
     );
 }
 
+const SEMANTIC: &str = r#"
+agents:
+  root:
+    model: openai/gpt-4o
+    rag: [codebase]
+rag:
+  codebase:
+    docs: [../../pkg/**/*.go]
+    indexing_timeout: 2m
+    strategies:
+      - type: semantic-embeddings
+        embedding_model: openai/text-embedding-3-small
+        vector_dimensions: 1536
+        chat_model: openai/gpt-4o-mini
+        semantic_prompt: "File: ${basename}\n${content}"
+        threshold: 0.3
+        embedding_batch_size: 50
+        max_embedding_concurrency: 4
+        ast_context: true
+        chunking: {size: 1000, code_aware: true}
+    results:
+      reranking:
+        model: openai/gpt-4o-mini
+        criteria: prefer code
+      prefetch: {enabled: true, max_entries: 8, max_candidates: 2, timeout: 5s}
+      topology_prior: {enabled: true, weight: 0.5}
+      limit: 5
+"#;
+
 #[test]
-fn what_tether_cannot_do_yet_is_named() {
-    let yaml = "agents:\n  root:\n    model: openai/gpt-4o\n    rag: [code]\nrag:\n  code:\n    docs: [src]\n    strategies:\n      - type: semantic-embeddings\n        embedding_model: openai/x\n      - type: bm25\n        ast_context: true\n    results:\n      reranking: {model: openai/gpt-4o-mini}\n";
+fn semantic_embeddings_reranking_and_the_query_cache_load() {
+    let file = load_str(SEMANTIC, "agent.yaml", Path::new("/agents")).unwrap();
+    let source = file.agents[0].toolsets[0].rag.as_deref().unwrap();
+    let s = &source.strategies[0];
+    assert_eq!(s.kind, RagStrategyKind::SemanticEmbeddings);
+    assert_eq!(s.chat_model.as_deref(), Some("openai/gpt-4o-mini"));
     assert_eq!(
-        errors(yaml),
+        s.semantic_prompt.as_deref(),
+        Some("File: ${basename}\n${content}")
+    );
+    assert_eq!((s.ast_context, s.concurrency, s.threshold), (true, 4, 0.3));
+    assert_eq!(source.indexing_timeout, Some(Duration::from_secs(120)));
+    assert_eq!(
+        source.results.reranking,
+        Some(Reranking {
+            model: "openai/gpt-4o-mini".to_owned(),
+            top_k: None,
+            threshold: 0.5,
+            criteria: Some("prefer code".to_owned()),
+        })
+    );
+    assert_eq!(
+        source.results.prefetch,
+        Some(Prefetch {
+            max_entries: 8,
+            max_candidates: 2,
+            min_similarity: 0.5,
+            drift_threshold: 0.8,
+            timeout: Duration::from_secs(5),
+        })
+    );
+    // The boost is capped, as docker-agent caps it.
+    assert_eq!(
+        source.results.topology_prior,
+        Some(TopologyPrior {
+            weight: 0.2,
+            max_source_history: 32
+        })
+    );
+}
+
+#[test]
+fn disabled_blocks_and_no_timeout_turn_features_off() {
+    let yaml = SEMANTIC
+        .replace("indexing_timeout: 2m", "indexing_timeout: 0s")
+        .replace(
+            "{enabled: true, max_entries: 8",
+            "{enabled: false, max_entries: 8",
+        )
+        .replace("{enabled: true, weight", "{weight");
+    let file = load_str(&yaml, "agent.yaml", Path::new("/agents")).unwrap();
+    let source = file.agents[0].toolsets[0].rag.as_deref().unwrap();
+    assert_eq!(source.indexing_timeout, None);
+    assert_eq!(source.results.prefetch, None);
+    assert_eq!(source.results.topology_prior, None);
+}
+
+#[test]
+fn semantic_fields_are_checked() {
+    let yaml = SEMANTIC
+        .replace("        chat_model: openai/gpt-4o-mini\n", "")
+        .replace("indexing_timeout: 2m", "indexing_timeout: soon")
+        .replace("criteria: prefer code", "criterion: prefer code")
+        .replace("timeout: 5s}", "timeout: 5s, colour: red}");
+    assert_eq!(
+        errors(&yaml),
         [
-            "agent.yaml:7:5: rag.code.strategies[0].type: RAG strategy `semantic-embeddings` is not supported yet",
-            "agent.yaml:7:5: rag.code.strategies[1].ast_context: RAG `ast_context` is not supported yet",
-            "agent.yaml:7:5: rag.code.results.reranking: RAG `reranking` is not supported yet",
+            "agent.yaml:8:5: rag.codebase.strategies[0].chat_model: `chat_model` is required",
+            "agent.yaml:8:5: rag.codebase.indexing_timeout: invalid duration `soon` (write e.g. `500ms`, `30s`, `2m`, `1h30m`)",
+            "agent.yaml:8:5: rag.codebase.results.reranking.criterion: unknown key `criterion`; expected one of model, top_k, threshold, criteria",
+            "agent.yaml:8:5: rag.codebase.results.prefetch.colour: unknown key `colour`; expected one of enabled, max_entries, max_candidates, min_similarity, drift_threshold, timeout",
         ]
     );
 }

@@ -68,23 +68,7 @@ pub fn build_embedder(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Embedde
             base("MISTRAL_BASE_URL", endpoints::MISTRAL),
             Some(key("MISTRAL_API_KEY")?),
         ),
-        "dmr" => {
-            let url = spec
-                .base_url
-                .clone()
-                .or_else(|| {
-                    non_empty(env, "MODEL_RUNNER_HOST").map(|h| {
-                        let h = if h.contains("://") {
-                            h
-                        } else {
-                            format!("http://{h}")
-                        };
-                        join_url(&h, "engines/v1")
-                    })
-                })
-                .unwrap_or_else(|| endpoints::DMR.to_owned());
-            (Dialect::OpenAi, url, None)
-        }
+        "dmr" => (Dialect::OpenAi, dmr_base_url(spec, env), None),
         "google" | "gemini" => {
             let k = match &spec.token_key {
                 Some(var) => key(var)?,
@@ -142,6 +126,24 @@ pub fn build_embedder(spec: &ModelSpec, env: &dyn Env) -> Result<Arc<dyn Embedde
         dialect,
         opts,
     }))
+}
+
+/// Docker Model Runner's OpenAI-compatible base: `base_url`, else `MODEL_RUNNER_HOST`'s
+/// `engines/v1`, else the local default.
+pub(crate) fn dmr_base_url(spec: &ModelSpec, env: &dyn Env) -> String {
+    spec.base_url
+        .clone()
+        .or_else(|| {
+            non_empty(env, "MODEL_RUNNER_HOST").map(|h| {
+                let h = if h.contains("://") {
+                    h
+                } else {
+                    format!("http://{h}")
+                };
+                join_url(&h, "engines/v1")
+            })
+        })
+        .unwrap_or_else(|| endpoints::DMR.to_owned())
 }
 
 #[derive(Deserialize)]

@@ -23,6 +23,7 @@ mod google;
 mod http;
 mod media;
 mod openai;
+mod rerank;
 mod script;
 mod spec;
 mod types;
@@ -35,6 +36,7 @@ pub use embeddings::{Embedder, build_embedder};
 pub use error::ProviderError;
 pub use google::GeminiProvider;
 pub use openai::{Api, OpenAiProvider};
+pub use rerank::{RerankDocument, Reranker, build_reranker};
 pub use script::ScriptProvider;
 pub use spec::{Env, InputMedia, MapEnv, ModelSpec, ProcessEnv, Thinking};
 pub use types::{

@@ -6,23 +6,28 @@
 //! so only new or changed files are chunked and embedded again; the index a query reads is
 //! rebuilt in memory from the database after a change (vectors contiguous and normalised,
 //! BM25 postings), never read row by row per query. A file watcher marks the source dirty so
-//! the next query sees edits.
+//! the next query sees edits. What follows retrieval (reranking, the query cache, the
+//! topology prior) has a module each, applied in `source.rs`.
 
 mod bm25;
 mod chunk;
 mod docs;
 mod fusion;
+mod prefetch;
+mod rerank;
+mod semantic;
 mod source;
 mod store;
 mod tool;
+mod topology;
 mod vectors;
 
 use std::path::PathBuf;
 
 pub use bm25::Bm25Index;
-pub use chunk::{chunk, text_chunks};
+pub use chunk::{Symbols, chunk, chunks_with_symbols, text_chunks};
 pub use fusion::fuse;
-pub use source::{EmbedderFor, IndexReport, Rag};
+pub use source::{ChatFor, EmbedderFor, IndexReport, Models, Rag, RerankerFor};
 pub use store::{Store, StoredChunk, decode};
 pub use tool::RagTool;
 pub use vectors::{VectorIndex, dot, normalise};
@@ -52,4 +57,11 @@ pub enum RagError {
     /// The file watcher could not start. Not retryable.
     #[error("cannot watch RAG documents: {0}")]
     Watch(String),
+    /// An indexing pass outlasted `indexing_timeout`. Retryable: files indexed so far are
+    /// kept, and the next query resumes with the rest.
+    #[error(
+        "indexing took longer than `indexing_timeout` ({}s); files indexed so far are kept and the next query resumes",
+        .0.as_secs_f64()
+    )]
+    Timeout(std::time::Duration),
 }

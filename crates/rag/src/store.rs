@@ -48,9 +48,17 @@ impl Store {
              CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, hash TEXT NOT NULL);
              CREATE TABLE IF NOT EXISTS chunks (
                path TEXT NOT NULL, idx INTEGER NOT NULL, content TEXT NOT NULL,
-               vector BLOB NOT NULL, PRIMARY KEY (path, idx));",
+               vector BLOB NOT NULL, embedding_input TEXT, PRIMARY KEY (path, idx));",
         )
         .map_err(&err)?;
+        // Databases written before `embedding_input` existed gain the column.
+        let has_input = conn
+            .prepare("SELECT embedding_input FROM chunks LIMIT 0")
+            .is_ok();
+        if !has_input {
+            conn.execute_batch("ALTER TABLE chunks ADD COLUMN embedding_input TEXT")
+                .map_err(&err)?;
+        }
         let stored: Option<String> = conn
             .query_row("SELECT value FROM meta WHERE key = 'signature'", [], |r| {
                 r.get(0)
@@ -88,12 +96,13 @@ impl Store {
         rows.collect::<Result<_, _>>().map_err(self.err())
     }
 
-    /// Replaces a file's chunks (one transaction).
+    /// Replaces a file's chunks (one transaction): each chunk's text, its vector and the text
+    /// that was embedded when that is not the chunk itself (semantic summaries).
     pub fn replace(
         &mut self,
         path: &str,
         hash: &str,
-        chunks: &[(String, Vec<f32>)],
+        chunks: &[(String, Vec<f32>, Option<String>)],
     ) -> Result<(), RagError> {
         let err = |e: rusqlite::Error| RagError::Database {
             path: path.into(),
@@ -104,16 +113,20 @@ impl Store {
             .map_err(err)?;
         {
             let mut insert = tx
-                .prepare("INSERT INTO chunks (path, idx, content, vector) VALUES (?1, ?2, ?3, ?4)")
+                .prepare(
+                    "INSERT INTO chunks (path, idx, content, vector, embedding_input) \
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
                 .map_err(err)?;
-            for (i, (content, vector)) in chunks.iter().enumerate() {
+            for (i, (content, vector, input)) in chunks.iter().enumerate() {
                 let blob: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
                 insert
                     .execute(params![
                         path,
                         i64::try_from(i).unwrap_or(i64::MAX),
                         content,
-                        blob
+                        blob,
+                        input
                     ])
                     .map_err(err)?;
             }
@@ -135,6 +148,19 @@ impl Store {
             .execute("DELETE FROM files WHERE path = ?1", params![path])
             .map_err(self.err())?;
         Ok(())
+    }
+
+    /// The text embedded for a chunk, when it was not the chunk itself.
+    pub fn embedding_input(&self, path: &str, index: usize) -> Result<Option<String>, RagError> {
+        self.conn
+            .query_row(
+                "SELECT embedding_input FROM chunks WHERE path = ?1 AND idx = ?2",
+                params![path, i64::try_from(index).unwrap_or(i64::MAX)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(self.err())
     }
 
     /// Every chunk, by file and position.

@@ -42,6 +42,10 @@ fn strategy(kind: RagStrategyKind) -> RagStrategy {
             .then(|| "embedder".to_owned()),
         vector_dimensions: Some(DIMS),
         batch_size: 2,
+        concurrency: 1,
+        chat_model: None,
+        semantic_prompt: None,
+        ast_context: false,
         k1: 1.5,
         b: 0.75,
     }
@@ -61,6 +65,7 @@ fn source(dir: &Path, strategies: Vec<RagStrategy>, fusion: Fusion) -> Arc<RagSo
             fusion,
             ..RagResults::default()
         },
+        indexing_timeout: None,
     })
 }
 

@@ -3,6 +3,10 @@
 //! words: each lowercase word (stop words dropped, a plural `s` trimmed) adds 1 to a bucket
 //! chosen by hashing it, so texts sharing words are close and retrieval is meaningful. It
 //! counts requests and the texts it embedded, so tests can prove what was re-embedded.
+//!
+//! It also answers Docker Model Runner's `POST /rerank` (at the host root, as DMR serves
+//! it): each document's `relevance_score` is the logit `8 * cos - 2` of the cosine between
+//! the query's and the document's vectors, results listed best first as llama.cpp does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -28,6 +32,7 @@ struct Seen {
     requests: usize,
     texts: Vec<String>,
     dimensions: usize,
+    reranks: Vec<Value>,
 }
 
 const STOP: &[&str] = &[
@@ -72,6 +77,7 @@ impl FakeEmbeddings {
         }));
         let app = Router::new()
             .route("/v1/embeddings", post(embed))
+            .route("/rerank", post(rerank))
             .with_state(state.clone());
         let (addr, shutdown) = crate::fake_llm::spawn_async(app).await?;
         Ok(Self {
@@ -94,6 +100,11 @@ impl FakeEmbeddings {
     /// Every text embedded so far, in order.
     pub fn texts(&self) -> Vec<String> {
         self.seen().texts.clone()
+    }
+
+    /// Every `/rerank` request body received so far.
+    pub fn reranks(&self) -> Vec<Value> {
+        self.seen().reranks.clone()
     }
 
     fn seen(&self) -> std::sync::MutexGuard<'_, Seen> {
@@ -130,6 +141,46 @@ async fn embed(State(state): State<Arc<Mutex<Seen>>>, body: String) -> Response 
         "object": "list",
         "data": data,
         "model": req["model"],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }))
+    .into_response()
+}
+
+async fn rerank(State(state): State<Arc<Mutex<Seen>>>, body: String) -> Response {
+    let Ok(req) = serde_json::from_str::<Value>(&body) else {
+        return (StatusCode::BAD_REQUEST, "invalid JSON").into_response();
+    };
+    let (Some(query), Some(docs)) = (req["query"].as_str(), req["documents"].as_array()) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            "`query` and `documents` are required",
+        )
+            .into_response();
+    };
+    let dims = {
+        let mut seen = state.lock().unwrap_or_else(PoisonError::into_inner);
+        seen.reranks.push(req.clone());
+        seen.dimensions
+    };
+    let q = bag_of_words(query, dims);
+    let mut results: Vec<(usize, f32)> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| {
+            let v = bag_of_words(d.as_str().unwrap_or_default(), dims);
+            let cos: f32 = q.iter().zip(&v).map(|(a, b)| a * b).sum();
+            (i, 8.0 * cos - 2.0)
+        })
+        .collect();
+    results.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let results: Vec<Value> = results
+        .into_iter()
+        .map(|(i, s)| json!({"index": i, "relevance_score": s}))
+        .collect();
+    axum::Json(json!({
+        "model": req["model"],
+        "object": "list",
+        "results": results,
         "usage": {"prompt_tokens": 0, "total_tokens": 0},
     }))
     .into_response()

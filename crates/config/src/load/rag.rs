@@ -2,13 +2,17 @@
 //! (docker-agent's strategies take type-specific keys side by side), so every unknown key and
 //! every field Tether cannot honour is an error naming its path.
 
+mod results;
+
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 use serde_saphyr::{Location, Spanned};
 
 use super::Validator;
+use crate::mcp::parse_go_duration;
 use crate::rag::{Chunking, Fusion, RagResults, RagSource, RagStrategy, RagStrategyKind};
 
 const SOURCE_KEYS: &[&str] = &[
@@ -18,6 +22,7 @@ const SOURCE_KEYS: &[&str] = &[
     "strategies",
     "results",
     "description",
+    "indexing_timeout",
 ];
 const TOOL_KEYS: &[&str] = &["name", "description", "instruction"];
 const COMMON_KEYS: &[&str] = &[
@@ -39,25 +44,9 @@ const EMBEDDING_KEYS: &[&str] = &[
     "max_embedding_concurrency",
     "max_indexing_concurrency",
 ];
+const SEMANTIC_KEYS: &[&str] = &["chat_model", "semantic_prompt", "ast_context"];
 const BM25_KEYS: &[&str] = &["k1", "b", "max_indexing_concurrency"];
 const CHUNKING_KEYS: &[&str] = &["size", "overlap", "respect_word_boundaries", "code_aware"];
-const RESULTS_KEYS: &[&str] = &[
-    "limit",
-    "fusion",
-    "deduplicate",
-    "include_score",
-    "return_full_content",
-];
-/// docker-agent fields Tether does not implement: an error saying so, not "unknown".
-const NOT_YET: &[&str] = &[
-    "indexing_timeout",
-    "reranking",
-    "prefetch",
-    "topology_prior",
-    "chat_model",
-    "semantic_prompt",
-    "ast_context",
-];
 
 /// Reads one entry's keys with its location, for errors.
 struct Entry<'v, 'a, 'b> {
@@ -71,27 +60,19 @@ impl Entry<'_, '_, '_> {
         self.v.error(origin, message);
     }
 
-    /// Each key of `map` outside `allowed` is an error; those docker-agent has are "not
-    /// supported yet".
+    /// Each key of `map` outside `allowed` is an error.
     fn keys(&mut self, path: &str, map: &Map<String, Value>, allowed: &[&str]) {
         for key in map.keys() {
             if allowed.contains(&key.as_str()) {
                 continue;
             }
-            if NOT_YET.contains(&key.as_str()) {
-                self.err(
-                    &format!("{path}.{key}"),
-                    format!("RAG `{key}` is not supported yet"),
-                );
-            } else {
-                self.err(
-                    &format!("{path}.{key}"),
-                    format!(
-                        "unknown key `{key}`; expected one of {}",
-                        allowed.join(", ")
-                    ),
-                );
-            }
+            self.err(
+                &format!("{path}.{key}"),
+                format!(
+                    "unknown key `{key}`; expected one of {}",
+                    allowed.join(", ")
+                ),
+            );
         }
     }
 
@@ -228,6 +209,7 @@ impl Validator<'_> {
                 Vec::new()
             }
         };
+        let indexing_timeout = e.timeout(&format!("{path}.indexing_timeout"), map);
         let results = match map.get("results") {
             Some(r) => e.results(&format!("{path}.results"), r),
             None => RagResults::default(),
@@ -258,6 +240,7 @@ impl Validator<'_> {
             respect_vcs,
             strategies,
             results,
+            indexing_timeout,
         })
     }
 
@@ -302,13 +285,7 @@ impl Entry<'_, '_, '_> {
         let kind = match map.get("type").and_then(Value::as_str) {
             Some("chunked-embeddings") => RagStrategyKind::ChunkedEmbeddings,
             Some("bm25") => RagStrategyKind::Bm25,
-            Some("semantic-embeddings") => {
-                self.err(
-                    &format!("{path}.type"),
-                    "RAG strategy `semantic-embeddings` is not supported yet",
-                );
-                return None;
-            }
+            Some("semantic-embeddings") => RagStrategyKind::SemanticEmbeddings,
             Some(other) => {
                 self.err(
                     &format!("{path}.type"),
@@ -323,11 +300,16 @@ impl Entry<'_, '_, '_> {
                 return None;
             }
         };
-        let extra = match kind {
-            RagStrategyKind::ChunkedEmbeddings => EMBEDDING_KEYS,
-            RagStrategyKind::Bm25 => BM25_KEYS,
+        let extra: &[&[&str]] = match kind {
+            RagStrategyKind::ChunkedEmbeddings => &[EMBEDDING_KEYS],
+            RagStrategyKind::SemanticEmbeddings => &[EMBEDDING_KEYS, SEMANTIC_KEYS],
+            RagStrategyKind::Bm25 => &[BM25_KEYS],
         };
-        let allowed: Vec<&str> = COMMON_KEYS.iter().chain(extra).copied().collect();
+        let allowed: Vec<&str> = COMMON_KEYS
+            .iter()
+            .chain(extra.iter().flat_map(|k| k.iter()))
+            .copied()
+            .collect();
         self.keys(path, map, &allowed);
         let docs = self.strings(&format!("{path}.docs"), map.get("docs"));
         let database = self
@@ -337,13 +319,10 @@ impl Entry<'_, '_, '_> {
                 PathBuf::from,
             );
         let limit = self.count(&format!("{path}.limit"), map.get("limit"), 5, 1);
-        let default_threshold = match kind {
-            RagStrategyKind::ChunkedEmbeddings => 0.5,
-            RagStrategyKind::Bm25 => 0.0,
-        };
-        let max = match kind {
-            RagStrategyKind::ChunkedEmbeddings => 1.0,
-            RagStrategyKind::Bm25 => f64::MAX,
+        let (default_threshold, max) = if kind.embeds() {
+            (0.5, 1.0)
+        } else {
+            (0.0, f64::MAX)
         };
         let threshold = self.number(
             &format!("{path}.threshold"),
@@ -371,10 +350,33 @@ impl Entry<'_, '_, '_> {
             embedding_model: None,
             vector_dimensions: None,
             batch_size: 50,
+            concurrency: 3,
+            chat_model: None,
+            semantic_prompt: None,
+            ast_context: false,
             k1: self.number(&format!("{path}.k1"), map.get("k1"), 1.5, 100.0),
             b: self.number(&format!("{path}.b"), map.get("b"), 0.75, 1.0),
         };
-        if kind == RagStrategyKind::ChunkedEmbeddings {
+        if kind == RagStrategyKind::SemanticEmbeddings {
+            strategy.chat_model = self
+                .string(&format!("{path}.chat_model"), map.get("chat_model"))
+                .filter(|m| !m.trim().is_empty());
+            if strategy.chat_model.is_none() {
+                self.err(&format!("{path}.chat_model"), "`chat_model` is required");
+            }
+            strategy.semantic_prompt = self
+                .string(
+                    &format!("{path}.semantic_prompt"),
+                    map.get("semantic_prompt"),
+                )
+                .filter(|p| !p.trim().is_empty());
+            strategy.ast_context = self.bool(
+                &format!("{path}.ast_context"),
+                map.get("ast_context"),
+                false,
+            );
+        }
+        if kind.embeds() {
             let model = map.get("embedding_model").or_else(|| map.get("model"));
             strategy.embedding_model = self.string(&format!("{path}.embedding_model"), model);
             match strategy.embedding_model.as_deref() {
@@ -395,10 +397,20 @@ impl Entry<'_, '_, '_> {
                 .get("embedding_batch_size")
                 .or_else(|| map.get("batch_size"));
             strategy.batch_size = self.count(&format!("{path}.batch_size"), batch, 50, 1);
-            // Concurrency caps are upper bounds; Tether embeds one batch at a time.
-            for key in ["max_embedding_concurrency", "max_indexing_concurrency"] {
-                self.count(&format!("{path}.{key}"), map.get(key), 1, 1);
-            }
+            // Embedding batches go one at a time; summaries (semantic-embeddings) run
+            // `max_embedding_concurrency` at once; files are indexed one by one.
+            strategy.concurrency = self.count(
+                &format!("{path}.max_embedding_concurrency"),
+                map.get("max_embedding_concurrency"),
+                3,
+                1,
+            );
+            self.count(
+                &format!("{path}.max_indexing_concurrency"),
+                map.get("max_indexing_concurrency"),
+                1,
+                1,
+            );
             if let Some(m) = map.get("similarity_metric")
                 && m.as_str() != Some("cosine_similarity")
             {
@@ -416,6 +428,25 @@ impl Entry<'_, '_, '_> {
             );
         }
         Some(strategy)
+    }
+
+    /// `indexing_timeout`: a Go duration, default 30 minutes, `0s` for no bound.
+    fn timeout(&mut self, path: &str, map: &Map<String, Value>) -> Option<Duration> {
+        let default = Some(Duration::from_secs(30 * 60));
+        match map.get("indexing_timeout") {
+            None | Some(Value::Null) => default,
+            Some(Value::String(s)) => match parse_go_duration(s) {
+                Ok(d) => (!d.is_zero()).then_some(d),
+                Err(e) => {
+                    self.err(path, e);
+                    default
+                }
+            },
+            Some(_) => {
+                self.err(path, "expected a duration such as `30m`");
+                default
+            }
+        }
     }
 
     fn chunking(&mut self, path: &str, value: &Value) -> Chunking {
@@ -441,77 +472,6 @@ impl Entry<'_, '_, '_> {
                 true,
             ),
             code_aware: self.bool(&format!("{path}.code_aware"), map.get("code_aware"), false),
-        }
-    }
-
-    fn results(&mut self, path: &str, value: &Value) -> RagResults {
-        let d = RagResults::default();
-        let Some(map) = self.object(path, value) else {
-            return d;
-        };
-        self.keys(path, map, RESULTS_KEYS);
-        let fusion = match map.get("fusion") {
-            None | Some(Value::Null) => d.fusion.clone(),
-            Some(f) => self.fusion(&format!("{path}.fusion"), f),
-        };
-        RagResults {
-            limit: self.count(&format!("{path}.limit"), map.get("limit"), d.limit, 1),
-            fusion,
-            deduplicate: self.bool(&format!("{path}.deduplicate"), map.get("deduplicate"), true),
-            include_score: self.bool(
-                &format!("{path}.include_score"),
-                map.get("include_score"),
-                false,
-            ),
-            return_full_content: self.bool(
-                &format!("{path}.return_full_content"),
-                map.get("return_full_content"),
-                false,
-            ),
-        }
-    }
-
-    fn fusion(&mut self, path: &str, value: &Value) -> Fusion {
-        let Some(map) = self.object(path, value) else {
-            return Fusion::Rrf { k: 60 };
-        };
-        self.keys(path, map, &["strategy", "k", "weights"]);
-        let k = self.count(&format!("{path}.k"), map.get("k"), 60, 1);
-        match map.get("strategy").and_then(Value::as_str).unwrap_or("rrf") {
-            "rrf" | "reciprocal_rank_fusion" => Fusion::Rrf {
-                k: u32::try_from(k).unwrap_or(u32::MAX),
-            },
-            "max" => Fusion::Max,
-            "weighted" => {
-                let weights = match map
-                    .get("weights")
-                    .and_then(|w| self.object(&format!("{path}.weights"), w))
-                {
-                    Some(w) => w
-                        .iter()
-                        .map(|(name, v)| {
-                            let weight =
-                                self.number(&format!("{path}.weights.{name}"), Some(v), 0.0, 1.0);
-                            (name.clone(), weight)
-                        })
-                        .collect(),
-                    None => {
-                        self.err(
-                            &format!("{path}.weights"),
-                            "`weighted` fusion needs `weights`",
-                        );
-                        Vec::new()
-                    }
-                };
-                Fusion::Weighted { weights }
-            }
-            other => {
-                self.err(
-                    &format!("{path}.strategy"),
-                    format!("unknown fusion `{other}`; expected rrf, weighted or max"),
-                );
-                Fusion::Rrf { k: 60 }
-            }
         }
     }
 }
