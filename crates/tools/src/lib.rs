@@ -19,6 +19,7 @@ mod git;
 mod html;
 mod input;
 mod memory;
+mod memory_inject;
 mod net;
 mod open_url;
 mod openapi;
@@ -54,6 +55,7 @@ pub use filesystem::{FILESYSTEM_INSTRUCTION, FilesystemTool, filesystem_instruct
 pub use git::{GIT_INSTRUCTION, GitTool};
 pub use input::{check_arguments, parse_arguments};
 pub use memory::{MEMORY_INSTRUCTION, MemoryTool};
+pub use memory_inject::{DEFAULT_MAX_INJECT_MEMORIES, relevant_memories};
 pub use open_url::{OpenUrlTool, open_url_instruction};
 pub use openapi::OpenApiToolset;
 pub use random::RandomTool;
