@@ -228,6 +228,7 @@ impl Runtime {
 
         let mut message = response.message;
         message.name.clone_from(&agent.name);
+        crate::generated_media::materialize(&mut message, &self.working_dir);
         let calls = message.tool_calls.clone();
         self.record(session, message);
         self.emit(
