@@ -76,10 +76,10 @@ fn save(url: &str, wanted: Option<&str>, n: usize, dir: &Path) -> Result<PathBuf
         "image/gif" => "gif",
         _ => "bin",
     };
-    if let Some(path) = wanted.and_then(|w| safe_name(w, dir)) {
-        if write_new(&dir.join(&path), &bytes).is_ok() {
-            return Ok(path);
-        }
+    if let Some(path) = wanted.and_then(|w| safe_name(w, dir))
+        && write_new(&dir.join(&path), &bytes).is_ok()
+    {
+        return Ok(path);
     }
     for k in 0..1000 {
         let name = if k == 0 {
