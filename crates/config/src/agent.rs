@@ -344,6 +344,8 @@ pub struct Agent {
     pub tool_choice: Option<ToolChoice>,
     /// `skills:`; `None` = no skills.
     pub skills: Option<Skills>,
+    /// `inject_memories: true`: memories injected at every turn start.
+    pub inject_memories: Option<InjectMemories>,
     /// The `hooks:` section as written (no CLI flags, no shorthands).
     pub hooks: HooksConfig,
     pub origin: Origin,
@@ -374,6 +376,15 @@ impl Agent {
             .iter()
             .any(|t| t.kind == ToolsetKind::Shell && t.safer)
     }
+}
+
+/// `inject_memories`: which memories reach the model at the start of every turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectMemories {
+    /// `max_inject_memories` (never 0: the default is 5).
+    pub limit: usize,
+    /// The `path` of the agent's first `type: memory` toolset (`None`: the default file).
+    pub path: Option<String>,
 }
 
 /// How tool calls no rule or hook decided are approved.

@@ -30,8 +30,8 @@ use std::path::PathBuf;
 
 pub use access::{DomainPattern, expand_path_entry};
 pub use agent::{
-    Agent, AgentFile, AgentRouting, Budget, External, ExternalSource, Fallback, InlineSkill,
-    OciReference, ResponseCache, Safety, Skills, StructuredOutput, ToolChoice,
+    Agent, AgentFile, AgentRouting, Budget, External, ExternalSource, Fallback, InjectMemories,
+    InlineSkill, OciReference, ResponseCache, Safety, Skills, StructuredOutput, ToolChoice,
 };
 pub use commands::{Command, Part as CommandPart};
 pub use diagnostic::{Diagnostic, Diagnostics, Origin, TextOrigin};

@@ -40,6 +40,8 @@ pub struct ModelConfig {
     pub headers: BTreeMap<String, String>,
     /// Declared input media; `None`: undeclared, everything is sent.
     pub capabilities: Option<Capabilities>,
+    /// `output_capabilities.image`: the model is asked for images too (Gemini).
+    pub output_image: bool,
 }
 
 /// `capabilities`: the media kinds a model accepts besides text.

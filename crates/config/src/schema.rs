@@ -14,9 +14,9 @@ use crate::model::KNOWN_PROVIDERS;
 use crate::raw::{
     RawAgent, RawAgentFile, RawAgentRouting, RawApiConfig, RawBackoff, RawBudget, RawCache,
     RawCapabilities, RawCost, RawEvaluator, RawEvaluatorPolicy, RawFallback, RawHookDef,
-    RawLifecycle, RawMatcherEntry, RawMcpDef, RawModel, RawPermissions, RawPostEdit, RawProvider,
-    RawRemote, RawRoutingPolicy, RawRoutingRule, RawRuntime, RawScript, RawStructuredOutput,
-    RawToolset, RawWebhookConfig,
+    RawLifecycle, RawMatcherEntry, RawMcpDef, RawModel, RawOutputCapabilities, RawPermissions,
+    RawPostEdit, RawProvider, RawRemote, RawRoutingPolicy, RawRoutingRule, RawRuntime, RawScript,
+    RawStructuredOutput, RawToolset, RawWebhookConfig,
 };
 
 /// The shape of a field.
@@ -271,6 +271,7 @@ pub fn agent_file_schema() -> Value {
         def::<RawFallback>(),
         def::<RawCost>(),
         def::<RawCapabilities>(),
+        def::<RawOutputCapabilities>(),
         def::<RawBudget>(),
         def::<RawRuntime>(),
         def::<RawCache>(),

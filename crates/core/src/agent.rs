@@ -68,6 +68,8 @@ pub struct AgentRuntime {
     pub(crate) response_schema: Option<tether_providers::ResponseSchema>,
     /// `tool_choice:`, sent with every model call of the agent that offers tools.
     pub(crate) tool_choice: Option<tether_providers::ToolChoice>,
+    /// `inject_memories`: relevant memories added at every turn start.
+    pub(crate) inject_memories: Option<tether_config::InjectMemories>,
 }
 
 /// The models tried after the agent's own, and which one answers for now.

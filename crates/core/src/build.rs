@@ -315,6 +315,7 @@ impl<'a> Builder<'a> {
                 strict: o.strict,
             }),
             tool_choice: agent.tool_choice.map(crate::models::tool_choice),
+            inject_memories: agent.inject_memories.clone(),
         })
     }
 

@@ -16,6 +16,7 @@ mod compaction;
 mod context;
 mod delegation;
 mod error;
+mod generated_media;
 mod guards;
 mod hook_bridge;
 mod household;

@@ -50,6 +50,7 @@ pub(crate) fn spec_of(cfg: ModelConfig, base_dir: Option<PathBuf>) -> ModelSpec 
             audio: c.audio,
             video: c.video,
         }),
+        output_image: cfg.output_image,
     }
 }
 

@@ -27,6 +27,36 @@ enum CallError {
 }
 
 impl Runtime {
+    /// `inject_memories`: the memories relevant to the latest user message join the turn's
+    /// context, after the `turn_start` hooks' (as docker-agent's builtin runs after them). A
+    /// memory file that cannot be read is a warning, never the end of the run.
+    fn inject_memories(&self, agent: &AgentRuntime, session: &Session, turn_ctx: &mut String) {
+        let Some(inject) = &agent.inject_memories else {
+            return;
+        };
+        let query = session.last_user_message();
+        match tether_tools::relevant_memories(
+            inject.path.as_deref(),
+            &self.working_dir,
+            &query,
+            inject.limit,
+        ) {
+            Ok(Some(block)) => {
+                if !turn_ctx.is_empty() {
+                    turn_ctx.push_str("\n\n");
+                }
+                turn_ctx.push_str(&block);
+            }
+            Ok(None) => {}
+            Err(e) => self.emit(
+                &session.id,
+                RuntimeEvent::Warning {
+                    message: format!("inject_memories: {e}"),
+                },
+            ),
+        }
+    }
+
     /// Boxed: keeps the callers' futures (and debug-build stack frames) small.
     pub(crate) fn turn<'a>(
         &'a self,
@@ -58,10 +88,11 @@ impl Runtime {
             return ("hook_blocked", Next::Stop(reason));
         }
         let input = BarePayload.into_input(self.input(agent, &session.id));
-        let turn_ctx = self
+        let mut turn_ctx = self
             .fire(agent, &session.id, HookEvent::TurnStart, input, cancel)
             .await
             .additional_context;
+        self.inject_memories(agent, session, &mut turn_ctx);
         let tools = match self.prepare_tools(agent, &session.id).await {
             Ok(view) => view,
             Err(reason) => {
@@ -197,6 +228,7 @@ impl Runtime {
 
         let mut message = response.message;
         message.name.clone_from(&agent.name);
+        crate::generated_media::materialize(&mut message, &self.working_dir);
         let calls = message.tool_calls.clone();
         self.record(session, message);
         self.emit(

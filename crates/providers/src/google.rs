@@ -11,7 +11,7 @@
 use futures::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
-use tether_protocol::chat::{ContentPart, Message, Role, ToolCall, Usage};
+use tether_protocol::chat::{ContentPart, ImageUrl, Message, Role, ToolCall, Usage};
 
 use crate::http::{Decoder, HttpCall, HttpOptions, build_client, join_url, parse_json};
 use crate::openai::arguments_object;
@@ -78,13 +78,29 @@ impl Provider for GeminiProvider {
     }
 }
 
+/// Asked of a model with `output_capabilities.image`, so each image arrives with a file name
+/// (the runtime takes these lines out of the answer and names the saved files after them).
+pub(crate) const IMAGE_OUTPUT_INSTRUCTION: &str = "When you generate images, name each one with a marker line, placed alone on its own line, in this exact format:
+[media-file: relative/path.ext]
+Rules:
+- Emit exactly one marker line per generated image, in the same order as the images.
+- If the user asked for a specific file name or path, echo it in the marker exactly as requested.
+- Otherwise choose a short, meaningful, kebab-case file name.
+- Generate a single image unless the user explicitly asks for multiple images or variations.
+- Never emit a marker line for an image you did not generate.";
+
 pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
-    let system: Vec<Value> = req
+    // Structured output and images exclude each other: a schema-bound call stays text.
+    let images = spec.output_image && req.response_schema.is_none();
+    let mut system: Vec<Value> = req
         .messages
         .iter()
         .filter(|m| m.role == Role::System)
         .map(|m| json!({"text": m.text()}))
         .collect();
+    if images {
+        system.push(json!({"text": IMAGE_OUTPUT_INSTRUCTION}));
+    }
     let mut contents: Vec<Value> = Vec::new();
     for (i, m) in req.messages.iter().enumerate() {
         let (role, parts) = match m.role {
@@ -163,6 +179,9 @@ pub(crate) fn body(spec: &ModelSpec, req: &ChatRequest) -> Value {
     if let Some(schema) = &req.response_schema {
         config.insert("responseMimeType".into(), json!("application/json"));
         config.insert("responseSchema".into(), narrow_schema(&schema.schema));
+    }
+    if images {
+        config.insert("responseModalities".into(), json!(["TEXT", "IMAGE"]));
     }
     if !config.is_empty() {
         body["generationConfig"] = Value::Object(config);
@@ -313,6 +332,16 @@ struct PartWire {
     thought: bool,
     function_call: Option<FunctionCallWire>,
     thought_signature: Option<String>,
+    inline_data: Option<InlineDataWire>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InlineDataWire {
+    #[serde(default)]
+    mime_type: String,
+    #[serde(default)]
+    data: String,
 }
 
 #[derive(Deserialize)]
@@ -352,6 +381,8 @@ pub(crate) struct GeminiDecoder {
     signatures: Map<String, Value>,
     finish: Option<String>,
     usage: Option<UsageWire>,
+    /// Generated images, as `data:` URLs.
+    images: Vec<ContentPart>,
 }
 
 impl GeminiDecoder {
@@ -364,11 +395,23 @@ impl GeminiDecoder {
             signatures: Map::new(),
             finish: None,
             usage: None,
+            images: Vec::new(),
         }
     }
 
     fn part(&mut self, part: PartWire, response_id: &str, out: &mut Vec<StreamEvent>) {
-        if let Some(fc) = part.function_call {
+        if let Some(img) = part.inline_data.filter(|d| !d.data.is_empty()) {
+            let mime = if img.mime_type.is_empty() {
+                "application/octet-stream".to_owned()
+            } else {
+                img.mime_type
+            };
+            self.images.push(ContentPart::ImageUrl {
+                image_url: ImageUrl {
+                    url: format!("data:{mime};base64,{}", img.data),
+                },
+            });
+        } else if let Some(fc) = part.function_call {
             let id = if fc.id.is_empty() {
                 format!("call_{response_id}_{}", self.calls.len())
             } else {
@@ -434,6 +477,7 @@ impl Decoder for GeminiDecoder {
         let mut message = Message::assistant(std::mem::take(&mut self.text));
         message.reasoning_content = std::mem::take(&mut self.reasoning);
         message.tool_calls = std::mem::take(&mut self.calls);
+        message.multi_content = std::mem::take(&mut self.images);
         if !self.signatures.is_empty() {
             message.provider_state = Some(json!({STATE_KEY: {
                 "thought_signatures": std::mem::take(&mut self.signatures)

@@ -42,6 +42,8 @@ pub struct ModelSpec {
     pub headers: BTreeMap<String, String>,
     /// The declared input media (`capabilities`); `None`: undeclared, everything is sent.
     pub input_media: Option<InputMedia>,
+    /// `output_capabilities.image`: ask for images as well as text (Gemini).
+    pub output_image: bool,
 }
 
 /// The media kinds a model accepts besides text.

@@ -28,24 +28,29 @@ struct Store {
     conn: Mutex<Option<(PathBuf, Connection)>>,
 }
 
+/// The memory file of a toolset with `path` (see the module doc).
+pub(crate) fn memory_file(path: Option<&str>, working_dir: &Path) -> Result<PathBuf, String> {
+    let Some(p) = path else {
+        return Ok(tether_config::data_dir().join("memory/default/memory.db"));
+    };
+    let given = Path::new(p);
+    if given.is_absolute() {
+        return Ok(given.to_path_buf());
+    }
+    if given
+        .components()
+        .any(|c| matches!(c, Component::ParentDir))
+    {
+        return Err(format!(
+            "the memory path `{p}` leaves the working directory"
+        ));
+    }
+    Ok(working_dir.join(given))
+}
+
 impl Store {
     fn file(&self, working_dir: &Path) -> Result<PathBuf, String> {
-        let Some(p) = &self.path else {
-            return Ok(tether_config::data_dir().join("memory/default/memory.db"));
-        };
-        let given = Path::new(p);
-        if given.is_absolute() {
-            return Ok(given.to_path_buf());
-        }
-        if given
-            .components()
-            .any(|c| matches!(c, Component::ParentDir))
-        {
-            return Err(format!(
-                "the memory path `{p}` leaves the working directory"
-            ));
-        }
-        Ok(working_dir.join(given))
+        memory_file(self.path.as_deref(), working_dir)
     }
 
     fn with<T>(

@@ -187,6 +187,13 @@ impl Validator<'_> {
                 }
             }
         });
+        let inject_memories = self.inject_memories(
+            &path,
+            &toolsets,
+            a.inject_memories,
+            a.max_inject_memories,
+            a.inject_memories_strategy,
+        );
         let own = a
             .skills
             .and_then(|s| self.skills_at(&format!("{path}.skills"), s));
@@ -347,6 +354,7 @@ impl Validator<'_> {
             structured_output,
             tool_choice,
             skills,
+            inject_memories,
             hooks,
             origin,
         }

@@ -8,6 +8,7 @@ mod agents;
 mod commands;
 mod evaluators;
 mod hooks;
+mod inject_memories;
 mod lsp_toolset;
 mod models;
 mod persistent;

@@ -161,6 +161,12 @@ impl Validator<'_> {
                         "`cost` cannot be combined with `first_available`: price the candidate models instead",
                     );
                 }
+                if let Some(o) = &m.output_capabilities {
+                    self.error(
+                        self.origin(&o.referenced, format!("{path}.output_capabilities")),
+                        "`output_capabilities` cannot be combined with `first_available`: set `output_capabilities.image` on the candidate models instead",
+                    );
+                }
                 if m.provider.is_some() || m.model.is_some() {
                     self.error(
                         origin,
@@ -249,8 +255,22 @@ impl Validator<'_> {
                 audio: c.value.audio.unwrap_or(false),
                 video: c.value.video.unwrap_or(false),
             });
+            let output_image = m.output_capabilities.is_some_and(|o| {
+                let image = o.value.image.unwrap_or(false);
+                if image && effective != "google" {
+                    self.error_hint(
+                        self.origin(&o.referenced, format!("{path}.output_capabilities.image")),
+                        format!(
+                            "`output_capabilities.image` is not supported yet for provider `{effective}`"
+                        ),
+                        "Tether asks for image output on Gemini (`provider: google`) only",
+                    );
+                }
+                image
+            });
             let cfg = ModelConfig {
                 capabilities,
+                output_image,
                 headers: Default::default(),
                 cost,
                 compaction_model,

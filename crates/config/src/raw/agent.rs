@@ -116,6 +116,15 @@ described! {
         /// offers tools.
         #[schema(ty = T::Enum(&["auto", "required", "none"]))]
         pub(crate) tool_choice: Option<Spanned<String>>,
+        /// At the start of every turn, the memories of the agent's `type: memory` toolset most
+        /// relevant to the latest user message (BM25) reach the model as a system message.
+        pub(crate) inject_memories: Option<Spanned<bool>>,
+        /// The most memories `inject_memories` adds per turn (0 or absent: 5).
+        pub(crate) max_inject_memories: Option<Spanned<i64>>,
+        /// How `inject_memories` picks memories: `local` (BM25 over the stored memories, the
+        /// default).
+        #[schema(ty = T::Enum(&["local"]))]
+        pub(crate) inject_memories_strategy: Option<Spanned<String>>,
         /// Lifecycle hooks, per event.
         pub(crate) hooks: Option<RawHooks>,
     }

@@ -84,7 +84,9 @@ pub(crate) use hooks::{
     RawEvaluator, RawEvaluatorPolicy, RawEventHooks, RawHookDef, RawHooks, RawMatcherEntry,
     RawRoutingPolicy,
 };
-pub(crate) use model::{RawCapabilities, RawCost, RawModel, RawProvider, RawRoutingRule};
+pub(crate) use model::{
+    RawCapabilities, RawCost, RawModel, RawOutputCapabilities, RawProvider, RawRoutingRule,
+};
 pub(crate) use toolset::{
     RawApiConfig, RawBackoff, RawDefer, RawLifecycle, RawMcpDef, RawPostEdit, RawRemote, RawScript,
     RawToolset, RawWebhookConfig,

@@ -63,6 +63,21 @@ described! {
         /// `false`). Content the model cannot take is removed from each request before it is
         /// sent; without `capabilities` everything is sent.
         pub(crate) capabilities: Option<Spanned<RawCapabilities>>,
+        /// What the model can generate besides text. `image: true` (Gemini only): answers may
+        /// hold images, saved as files in the working directory; absent or `false`: text only.
+        pub(crate) output_capabilities: Option<Spanned<RawOutputCapabilities>>,
+    }
+}
+
+described! {
+    /// `output_capabilities`: what a model generates besides text.
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[schema(name = "output_capabilities")]
+    pub(crate) struct RawOutputCapabilities {
+        /// Images (default false: Tether has no catalogue of image models, and never guesses
+        /// from a model's name).
+        pub(crate) image: Option<bool>,
     }
 }
 

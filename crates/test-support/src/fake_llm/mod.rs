@@ -68,6 +68,11 @@ pub enum Part {
         name: String,
         arguments: Value,
     },
+    /// A generated image (Gemini `inlineData`; the other dialects send nothing for it).
+    Image {
+        mime_type: String,
+        base64: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +122,15 @@ impl Turn {
     /// A tool call whose JSON arguments stream in several fragments.
     pub fn tool_call(name: impl Into<String>, arguments: Value) -> Self {
         Self::with_parts(Vec::new()).and_tool_call(name, arguments)
+    }
+
+    /// Adds a generated image (`base64`: its bytes, base64-encoded).
+    pub fn and_image(mut self, mime_type: impl Into<String>, base64: impl Into<String>) -> Self {
+        self.parts.push(Part::Image {
+            mime_type: mime_type.into(),
+            base64: base64.into(),
+        });
+        self
     }
 
     /// An HTTP error answer with a JSON (or plain) body.

@@ -99,6 +99,8 @@ fn openai_chat(turn: &Turn, ctx: &Ctx<'_>) -> Vec<String> {
     let mut call_index = 0;
     for part in &turn.parts {
         match part {
+            // Only the Gemini dialect carries generated images.
+            Part::Image { .. } => {}
             Part::Text(t) => {
                 for w in words(t) {
                     out.push(chunk(json!({"content": w}), Value::Null));
@@ -169,6 +171,8 @@ fn responses(turn: &Turn, ctx: &Ctx<'_>) -> Vec<String> {
     let mut output = Vec::new();
     for (oi, part) in turn.parts.iter().enumerate() {
         match part {
+            // Only the Gemini dialect carries generated images.
+            Part::Image { .. } => {}
             Part::Reasoning(t) => {
                 let item_id = format!("rs_fake{}_{oi}", ctx.number);
                 out.push(ev(
@@ -295,6 +299,8 @@ fn anthropic(turn: &Turn, ctx: &Ctx<'_>) -> Vec<String> {
             )
         };
         match part {
+            // Only the Gemini dialect carries generated images.
+            Part::Image { .. } => {}
             Part::Text(t) => {
                 out.push(start(json!({"type": "text", "text": ""})));
                 if index == 0 {
@@ -371,6 +377,9 @@ fn gemini(turn: &Turn, ctx: &Ctx<'_>) -> Vec<String> {
                 name, arguments, ..
             } => {
                 chunks.push(json!([{"functionCall": {"name": name, "args": arguments}}]));
+            }
+            Part::Image { mime_type, base64 } => {
+                chunks.push(json!([{"inlineData": {"mimeType": mime_type, "data": base64}}]));
             }
         }
     }
