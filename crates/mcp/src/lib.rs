@@ -10,7 +10,6 @@
 //! `mcp:SERVER:TOOL` name.
 
 mod connect;
-mod env;
 mod gateway;
 mod handler;
 mod host;
@@ -19,10 +18,10 @@ mod server;
 mod sse;
 mod tool;
 
-pub use env::{Lookup, ProcessEnv, expand};
 pub use gateway::{CATALOG_ENV, CATALOG_URL};
 pub use handler::{Progress, SAMPLING_DECLINED};
 pub use host::{Elicitation, ElicitationAnswer, McpEvent, McpHost, NoUser};
 pub use render::NO_OUTPUT;
 pub use server::{McpContext, McpServer, STOP_GRACE, Status};
+pub use tether_config::vars::{Lookup, ProcessEnv, expand};
 pub use tool::McpTool;
