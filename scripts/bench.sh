@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One benchmark command: runs the benchmarks of issues 2–8 and 26 and of the MCP client, and prints
+# One benchmark command: runs the benchmarks of issues 2–8, 25 and 26 and of the MCP client, and prints
 # one Markdown table of every performance goal next to the figure measured on this machine,
 # met or missed.
 #
@@ -49,6 +49,7 @@ run classify cargo bench -p tether-shell-safety --bench classify
 run store cargo bench -p tether-store --bench store
 run mcp_client cargo bench -p tether-mcp --bench mcp_client
 run rag_query cargo bench -p tether-rag --bench rag_query
+run lsp_round_trip cargo bench -p tether-lsp --bench lsp_round_trip
 
 # The 1 GiB run: a release `tether run` on the offline script model, shell tool, --yolo.
 peak_kib=""
@@ -424,6 +425,18 @@ row "RAG vector query over 100,000 chunks of 384 dimensions: <= 10 ms p50" \
 m=$(median_ns "rag_query_100k/bm25")
 row "RAG bm25 query over the same 100,000 chunks (no goal; shown for scale)" \
   "${m:+$(calc "%.2f ms" "m/1e6")}" "${m:+1}"
+
+# LSP (issue 25): medians of an `lsp_hover` call against a server that answers at once, next to
+# the same request by a bare client over the same kind of pipes; pyright for scale.
+t=$(median_ns "lsp_round_trip/tether_lsp_hover") b=$(median_ns "lsp_round_trip/bare_client")
+p=$(median_ns "lsp_round_trip/pyright_lsp_hover")
+goal="an \`lsp_*\` tool call: ≤ 1 ms added over the language server's own time (a bare client's round trip)"
+if [ -n "$t" ] && [ -n "$b" ]; then
+  row "$goal" "$(calc "%+.3f ms (%.3f ms vs %.3f ms bare)" "(t-b)/1e6, t/1e6, b/1e6" -v t="$t" -v b="$b")${p:+; \`lsp_hover\` on pyright $(calc "%.2f" "$p/1e6") ms}" \
+    "$(ok "$t - $b <= 1e6")"
+else
+  row "$goal" "-" ""
+fi
 
 # Bounded memory (issue 8).
 if [ -n "$peak_kib" ]; then

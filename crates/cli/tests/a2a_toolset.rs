@@ -124,3 +124,80 @@ fn a_private_address_is_refused_unless_the_toolset_allows_it() {
         }
     );
 }
+
+/// A remote agent served by the official A2A Python SDK (`serve/a2a/sdk_server.py`), killed
+/// when dropped.
+struct SdkServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl SdkServer {
+    fn start(streaming: bool) -> Self {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/serve/a2a/sdk_server.py");
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "tests run the official SDK's server"
+        )]
+        let mut child = std::process::Command::new(tether_test_support::serve::python())
+            .arg(script)
+            .arg(if streaming { "stream" } else { "nostream" })
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix("LISTENING ")
+            .unwrap_or_else(|| panic!("the SDK server said {line:?}"))
+            .to_owned();
+        Self { child, url }
+    }
+}
+
+impl Drop for SdkServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn sdk_server_skills_are_tools(streaming: bool) {
+    let server = SdkServer::start(streaming);
+    let dir = client(
+        &server.url,
+        "        allow_private_ips: true\n",
+        "helper_shout",
+    );
+    let (code, stdout, stderr) = run(dir.path());
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    // The answer's artifact, sent in two chunks, is one text.
+    assert!(
+        stdout.contains(r#"helper_shout response → "echo: hello there""#),
+        "{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("no secrets to remote agents"), "{stdout}");
+    assert!(!stdout.contains("echo: the secret"), "{stdout}");
+    let seen = std::fs::read_to_string(dir.path().join("seen.log")).unwrap();
+    assert!(
+        seen.starts_with(
+            "{\"tool_name\":\"helper_shout\",\"tool_input\":{\"message\":\"hello there\"}}\n"
+        ),
+        "{seen}"
+    );
+}
+
+#[test]
+fn a_skill_of_an_a2a_sdk_server_that_streams_is_a_tool_with_the_joined_answer() {
+    sdk_server_skills_are_tools(true);
+}
+
+#[test]
+fn a_skill_of_an_a2a_sdk_server_that_does_not_stream_is_a_tool_with_the_task_answer() {
+    sdk_server_skills_are_tools(false);
+}

@@ -445,3 +445,55 @@ fn git_tools_read_the_repository_and_refuse_option_injection() {
     assert!(!d.join("pwned").exists() && !d.join("x").exists());
     assert_eq!(text(3), format!("{hash}  2026-03-03  Ada  First commit\n"));
 }
+
+#[test]
+fn unknown_keys_and_case_tricks_never_reach_a_small_tool_or_its_hooks() {
+    let dir = TempDir::new().unwrap();
+    let toolsets = "      - type: calculator\n      - type: datetime\n      - type: random\n      - type: environment\n      - type: git\n      - type: webhook\n        webhook_config:\n          provider: slack\n          url: \"http://127.0.0.1:9/x\"\n";
+    let calls = [
+        (
+            "calculate",
+            json!({"Expression": "1+1"}),
+            "unknown argument `Expression`",
+        ),
+        (
+            "calculate",
+            json!({"expression": "1+1", "EXPRESSION": "2"}),
+            "differ only in case",
+        ),
+        (
+            "get_datetime",
+            json!({"format": "2006", "tz": "UTC"}),
+            "unknown argument `tz`",
+        ),
+        (
+            "random_int",
+            json!({"min": 1, "max": 2, "Max": 3}),
+            "differ only in case",
+        ),
+        (
+            "get_environment_info",
+            json!({"shell": "zsh"}),
+            "the tool takes no arguments",
+        ),
+        ("git_log", json!({"Path": "a"}), "unknown argument `Path`"),
+        (
+            "send_webhook",
+            json!({"Message": "hi"}),
+            "unknown argument `Message`",
+        ),
+        (
+            "send_webhook",
+            json!({"message": "hi", "message\u{0}": "x"}),
+            "unknown argument",
+        ),
+    ];
+    let plain: Vec<(&str, Value)> = calls.iter().map(|(n, a, _)| (*n, a.clone())).collect();
+    let r = run(dir.path(), toolsets, &plain, &[]);
+    assert_eq!(r.responses.len(), calls.len(), "{:?}", r.responses);
+    for ((name, args, want), (text, is_error)) in calls.iter().zip(&r.responses) {
+        assert!(*is_error && text.contains(want), "{name} {args}: {text}");
+    }
+    // Refused before any hook: the arguments hooks read are always ones the tool takes.
+    assert_eq!(r.hook_inputs, Vec::<Value>::new());
+}

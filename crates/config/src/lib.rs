@@ -24,6 +24,7 @@ mod suggest;
 mod toolset;
 mod upstream;
 mod user;
+pub mod vars;
 mod webhook;
 
 use std::path::PathBuf;

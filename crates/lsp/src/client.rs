@@ -31,17 +31,20 @@ struct Shared {
 }
 
 impl Shared {
+    /// Writes one message. A failed write means the server is gone (its end of the pipe
+    /// closed, even if the reader has not seen its output end yet): the connection is marked
+    /// dead at once, so the next call starts the server again instead of failing too.
     async fn send(&self, message: &Value) -> Result<(), String> {
         let bytes = wire::frame(message.to_string().as_bytes());
         let mut stdin = self.stdin.lock().await;
-        stdin
-            .write_all(&bytes)
-            .await
-            .map_err(|e| format!("cannot write to the server: {e}"))?;
-        stdin
-            .flush()
-            .await
-            .map_err(|e| format!("cannot write to the server: {e}"))
+        let written = match stdin.write_all(&bytes).await {
+            Ok(()) => stdin.flush().await,
+            Err(e) => Err(e),
+        };
+        written.map_err(|e| {
+            self.dead.store(true, Ordering::Release);
+            format!("cannot write to the server: {e}")
+        })
     }
 
     fn fail_pending(&self, why: &str) {

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -50,12 +51,25 @@ pub(crate) async fn broadcast(
         Err(e) => return ToolResult::error(e),
     };
     let answers = futures::future::join_all(servers.iter().map(|s| async move {
-        let running = s.running().await;
-        let r = match (&running, kind) {
-            (Err(e), _) => Err(e.clone()),
-            (Ok(r), Kind::Workspace) => Ok(workspace(s, r)),
-            (Ok(r), _) => workspace_symbols(r, query).await,
-        };
+        // Asked once more of a server started again when the first one turns out dead, as
+        // file tools are (see `on_file`).
+        let mut r = Err(String::new());
+        for _ in 0..2 {
+            let running = match s.running().await {
+                Ok(running) => running,
+                Err(e) => {
+                    r = Err(e);
+                    break;
+                }
+            };
+            r = match kind {
+                Kind::Workspace => Ok(workspace(s, &running)),
+                _ => workspace_symbols(&running, query).await,
+            };
+            if r.is_ok() || running.client.is_alive() {
+                break;
+            }
+        }
         (s.config().command.clone(), r)
     }))
     .await;
@@ -133,7 +147,6 @@ pub(crate) async fn on_file(
     path: &Path,
     args: &Map<String, Value>,
 ) -> Result<ToolResult, String> {
-    let file = path.display().to_string();
     // Arguments first: a bad call starts nothing.
     let position = match kind {
         Kind::Hover
@@ -175,7 +188,56 @@ pub(crate) async fn on_file(
         },
         _ => "",
     };
-    let r = server.running().await?;
+    let call = Call {
+        server,
+        kind,
+        path,
+        args,
+        position,
+        direction,
+        new_name,
+    };
+    // A server that died since the last call may not have been noticed yet (its output not
+    // yet read as closed): the first write then fails. The call is made once more on a server
+    // started again, unless files were already written: LSP requests change nothing on disk
+    // (tools apply the edits they get), so asking again is safe up to that point.
+    let mut retried = false;
+    loop {
+        let r = server.running().await?;
+        let wrote = AtomicBool::new(false);
+        match attempt(&call, &r, &wrote).await {
+            Err(_) if !retried && !r.client.is_alive() && !wrote.load(Ordering::Acquire) => {
+                retried = true;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// What a file tool was asked, its arguments checked.
+struct Call<'a> {
+    server: &'a LspServer,
+    kind: Kind,
+    path: &'a Path,
+    args: &'a Map<String, Value>,
+    position: Option<Value>,
+    direction: Option<&'a str>,
+    new_name: &'a str,
+}
+
+/// One try of a file tool on the running server `r`; `wrote` is set before the first file is
+/// written.
+async fn attempt(c: &Call<'_>, r: &Running, wrote: &AtomicBool) -> Result<ToolResult, String> {
+    let Call {
+        server,
+        kind,
+        path,
+        args,
+        ref position,
+        direction,
+        new_name,
+    } = *c;
+    let file = path.display().to_string();
     let uri = uri::from_path(path);
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
     let sent = r.client.sync(&uri, uri::language_id(path), &text).await?;
@@ -194,7 +256,7 @@ pub(crate) async fn on_file(
     match kind {
         Kind::Workspace | Kind::WorkspaceSymbols => Err("not a file tool".to_owned()),
         Kind::Hover => {
-            let v = ask("textDocument/hover", at(&position), "Hover request").await?;
+            let v = ask("textDocument/hover", at(position), "Hover request").await?;
             match v.get("contents") {
                 Some(c) if !v.is_null() => ok(render::markup(c)),
                 _ => ok("No information available at this position".to_owned()),
@@ -203,7 +265,7 @@ pub(crate) async fn on_file(
         Kind::Definition => {
             let v = ask(
                 "textDocument/definition",
-                at(&position),
+                at(position),
                 "Definition request",
             )
             .await?;
@@ -215,7 +277,7 @@ pub(crate) async fn on_file(
         Kind::Implementations => {
             let v = ask(
                 "textDocument/implementation",
-                at(&position),
+                at(position),
                 "Implementations request",
             )
             .await?;
@@ -230,7 +292,7 @@ pub(crate) async fn on_file(
                 Some(Value::Bool(b)) => *b,
                 Some(_) => return Err("`include_declaration` must be true or false".to_owned()),
             };
-            let mut params = at(&position);
+            let mut params = at(position);
             params["context"] = json!({"includeDeclaration": include});
             let v = ask("textDocument/references", params, "References request").await?;
             if render::is_empty(&v) {
@@ -253,6 +315,9 @@ pub(crate) async fn on_file(
         Kind::Diagnostics => {
             if sent || r.client.diagnostics(&uri).is_none() {
                 r.client.wait_diagnostics(&uri, DIAGNOSTICS_WAIT).await;
+            }
+            if !r.client.is_alive() && r.client.diagnostics(&uri).is_none() {
+                return Err("the language server exited before publishing diagnostics".to_owned());
             }
             match r.client.diagnostics(&uri) {
                 Some(list) if !list.is_empty() => ok(render::diagnostics(&file, &list)),
@@ -281,13 +346,13 @@ pub(crate) async fn on_file(
             ok(render::code_actions(&file, u64::from(start), &v))
         }
         Kind::Rename => {
-            let mut params = at(&position);
+            let mut params = at(position);
             params["newName"] = json!(new_name);
             let v = ask("textDocument/rename", params, "Rename").await?;
             if v.is_null() {
                 return Ok(ToolResult::error("Cannot rename symbol at this position"));
             }
-            rename(server, &r, &v, new_name).await
+            rename(server, r, &v, new_name, wrote).await
         }
         Kind::Format => {
             let params =
@@ -303,6 +368,7 @@ pub(crate) async fn on_file(
             }
             let real = edit::writable(server.root(), path)?;
             let new = edit::apply(&text, &edits)?;
+            wrote.store(true, Ordering::Release);
             std::fs::write(&real, &new).map_err(|e| format!("Failed to apply formatting: {e}"))?;
             r.client.sync(&uri, uri::language_id(path), &new).await?;
             ok(format!(
@@ -312,12 +378,12 @@ pub(crate) async fn on_file(
         }
         Kind::CallHierarchy | Kind::TypeHierarchy => {
             let direction = direction.unwrap_or_default();
-            hierarchy(&r, kind, direction, at(&position)).await
+            hierarchy(r, kind, direction, at(position)).await
         }
         Kind::SignatureHelp => {
             let v = ask(
                 "textDocument/signatureHelp",
-                at(&position),
+                at(position),
                 "Signature help request",
             )
             .await?;
@@ -406,6 +472,7 @@ async fn rename(
     r: &Running,
     v: &Value,
     new_name: &str,
+    wrote: &AtomicBool,
 ) -> Result<ToolResult, String> {
     let files = edit::workspace_edit(v)?;
     let mut planned = Vec::new();
@@ -427,6 +494,7 @@ async fn rename(
         "Renamed to '{new_name}'\nModified {} file(s):\n",
         planned.len()
     );
+    wrote.store(true, Ordering::Release);
     for (path, real, new, n) in &planned {
         std::fs::write(real, new)
             .map_err(|e| format!("Failed to apply changes to {}: {e}", path.display()))?;

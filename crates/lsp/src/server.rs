@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tether_config::LspServer as Config;
+use tether_config::vars::{ProcessEnv, expand};
 use tether_exec::{ServiceSpec, StderrLog};
 
 use crate::client::Client;
@@ -176,15 +177,25 @@ impl LspServer {
     }
 
     fn spec(&self) -> Result<ServiceSpec, String> {
+        // `env` values and `working_dir` expand as an MCP server's do.
+        let lookup = ProcessEnv;
+        let name = &self.config.command;
         let cwd = match &self.config.working_dir {
-            Some(w) => self.root.join(w),
+            Some(w) => self.root.join(
+                expand(w, &lookup, true)
+                    .map_err(|e| format!("language server `{name}`: working_dir: {e}"))?,
+            ),
             None => self.root.clone(),
         };
+        let mut env = Vec::with_capacity(self.config.env.len());
+        for (k, v) in &self.config.env {
+            let v = expand(v, &lookup, true)
+                .map_err(|e| format!("language server `{name}`: env `{k}`: {e}"))?;
+            env.push((k.clone(), v));
+        }
         let mut program = OsString::from(&self.config.command);
         if !self.config.command.contains('/') {
-            let path = self
-                .config
-                .env
+            let path = env
                 .iter()
                 .rev()
                 .find(|(k, _)| k == "PATH")
@@ -205,10 +216,8 @@ impl LspServer {
             program,
             args: self.config.args.iter().map(OsString::from).collect(),
             base_env: None,
-            env: self
-                .config
-                .env
-                .iter()
+            env: env
+                .into_iter()
                 .map(|(k, v)| (OsString::from(k), OsString::from(v)))
                 .collect(),
             cwd,

@@ -481,14 +481,7 @@ async fn a_killed_server_starts_again_on_the_next_call() {
     let first = set.servers()[0].pid().await.unwrap();
     let pgid = rustix::process::Pid::from_raw(i32::try_from(first).unwrap()).unwrap();
     rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL).unwrap();
-    // Wait until the group is gone and the client has seen its end (a call in between fails
-    // once with a broken pipe, then restarts: a known gap).
-    for _ in 0..250 {
-        if group_members(first).is_empty() && set.servers()[0].pid().await.is_none() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    // Called at once: the client may not have seen the server's end yet.
     let hover = call(
         &set,
         &root,

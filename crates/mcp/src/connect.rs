@@ -16,9 +16,9 @@ use tether_config::{McpTransport, RemoteTransport};
 use tether_exec::{Service, ServiceSpec, StderrLog};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use crate::env::{Lookup, expand};
 use crate::gateway;
 use crate::handler::Handler;
+use crate::{Lookup, expand};
 
 /// The largest message a stdio server may send (as rmcp's HTTP transport allows).
 pub(crate) const MAX_MESSAGE: usize = 16 * 1024 * 1024;

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use tether_config::RemoteTransport;
 
-use crate::env::{Lookup, expand};
+use crate::{Lookup, expand};
 
 /// The catalog docker-agent reads.
 pub const CATALOG_URL: &str = "https://desktop.docker.com/mcp/catalog/v3/catalog.yaml";

@@ -11,7 +11,6 @@
 
 mod catalog;
 mod connect;
-mod env;
 mod gateway;
 mod handler;
 mod host;
@@ -21,10 +20,10 @@ mod sse;
 mod tool;
 
 pub use catalog::{CATALOG_INSTRUCTION, CatalogToolset};
-pub use env::{Lookup, ProcessEnv, expand};
 pub use gateway::{CATALOG_ENV, CATALOG_URL};
 pub use handler::{Progress, SAMPLING_DECLINED};
 pub use host::{Elicitation, ElicitationAnswer, McpEvent, McpHost, NoUser};
 pub use render::NO_OUTPUT;
 pub use server::{McpContext, McpServer, STOP_GRACE, Status};
+pub use tether_config::vars::{Lookup, ProcessEnv, expand};
 pub use tool::McpTool;

@@ -20,8 +20,8 @@ use tether_exec::StderrLog;
 use tether_tools::{Tool, ToolContext, ToolResult};
 use tokio::sync::Mutex;
 
+use crate::Lookup;
 use crate::connect::{ConnectContext, Connection, connect};
-use crate::env::Lookup;
 use crate::handler::{Handler, Shared};
 use crate::host::{McpEvent, McpHost};
 use crate::tool::McpTool;

@@ -59,6 +59,12 @@ pub fn lsp_bin(name: &str) -> PathBuf {
     deps().join("lsp/node_modules/.bin").join(name)
 }
 
+/// `echo_server.py`: a dependency-free language server that answers at once (run it with
+/// `python3`).
+pub fn echo_lsp() -> PathBuf {
+    workspace().join("crates/test-support/lsp/echo_server.py")
+}
+
 /// The processes of process group `pgid` still alive (zombies excluded), from `/proc`.
 pub fn group_members(pgid: u32) -> Vec<u32> {
     let Ok(dir) = std::fs::read_dir("/proc") else {

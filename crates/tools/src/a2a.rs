@@ -22,6 +22,8 @@ use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 const CARD_PATHS: [&str; 2] = ["/.well-known/agent-card.json", "/.well-known/agent.json"];
 const MAX_CARD: usize = 1 << 20;
 const MAX_ANSWER: usize = 4 << 20;
+/// The longest message sent to a remote agent.
+const MAX_MESSAGE: usize = 1 << 20;
 
 /// The tools of one `type: a2a` toolset, once the agent card was read.
 #[derive(Debug)]
@@ -244,6 +246,11 @@ impl Tool for SkillTool {
             let Some(message) = args.get("message").and_then(Value::as_str) else {
                 return ToolResult::error("missing required argument: message (a string)");
             };
+            match crate::args::text("message", message, MAX_MESSAGE) {
+                Ok(Some(_)) => {}
+                Ok(None) => return ToolResult::error("`message` is empty"),
+                Err(why) => return ToolResult::error(why),
+            }
             let unknown: Vec<&str> = args
                 .keys()
                 .map(String::as_str)
@@ -444,6 +451,90 @@ fn parts_text(parts: Option<&Value>) -> String {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+
+    /// A toolset of `url`; private addresses allowed or not.
+    fn toolset(url: &str, allow_private: bool) -> A2aToolset {
+        let mut cfg = tether_config::Toolset::of_kind(tether_config::ToolsetKind::A2a);
+        cfg.url = Some(url.to_owned());
+        cfg.allow_private_ips = allow_private;
+        A2aToolset::new(&cfg).unwrap()
+    }
+
+    #[tokio::test]
+    async fn every_spelling_of_a_private_address_is_refused_before_connecting() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let port = listener.local_addr().unwrap().port();
+        for host in [
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "[::ffff:127.0.0.1]".to_owned(),
+            "[::ffff:7f00:1]".to_owned(),
+            "2130706433".to_owned(),
+            "0x7f000001".to_owned(),
+            "127.1".to_owned(),
+            "0177.0.0.1".to_owned(),
+        ] {
+            let err = toolset(&format!("http://{host}:{port}/"), false)
+                .load()
+                .await
+                .unwrap_err();
+            assert!(
+                err.contains("private addresses are refused"),
+                "{host}: {err}"
+            );
+        }
+        assert_eq!(
+            listener.accept().map(|_| ()).unwrap_err().kind(),
+            std::io::ErrorKind::WouldBlock,
+            "the listener saw a connection"
+        );
+    }
+
+    #[test]
+    fn a_card_whose_endpoint_is_private_is_refused() {
+        let set = toolset("https://agents.example.com/", false);
+        for url in [
+            "http://10.0.0.7/rpc",
+            "http://[::ffff:a00:7]/",
+            "http://167772167/",
+        ] {
+            let err = set
+                .build(&json!({"name": "x", "url": url, "skills": []}))
+                .unwrap_err();
+            assert!(
+                err.contains("private addresses are refused"),
+                "{url}: {err}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_blank_or_huge_message_is_refused_before_sending() {
+        let set = toolset("http://127.0.0.1:9/", true);
+        *set.loaded.write().unwrap() = Some(set.build(&json!({"name": "x"})).unwrap());
+        let tool = set.tools().pop().unwrap();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        for (message, want) in [
+            (json!(""), "`message` is empty"),
+            (json!(" \n\t"), "`message` is blank"),
+            (
+                json!("x".repeat(MAX_MESSAGE + 1)),
+                "`message` is longer than",
+            ),
+            (json!(7), "missing required argument: message"),
+        ] {
+            let args = json!({"message": message});
+            let ctx = ToolContext {
+                working_dir: std::path::Path::new("/"),
+                cancel: &cancel,
+                env: &[],
+                progress: None,
+            };
+            let r = tool.call(args.as_object().unwrap(), ctx).await;
+            assert!(r.is_error && r.content.contains(want), "{}", r.content);
+        }
+    }
 
     #[test]
     fn tool_names_follow_docker_agents_rules() {

@@ -17,6 +17,28 @@ pub(crate) fn parse<T: DeserializeOwned>(
         .map_err(|e| ToolError::invalid(tool, e.to_string()))
 }
 
+/// A string argument the model wrote, checked: `Ok(None)` when it is empty (not given), an
+/// error when it is only whitespace (a value that looks given but says nothing), longer than
+/// `max` bytes, or holds a NUL byte (no program or path can take one).
+pub(crate) fn text<'v>(name: &str, value: &'v str, max: usize) -> Result<Option<&'v str>, String> {
+    if value.is_empty() {
+        return Ok(None);
+    }
+    if value.trim().is_empty() {
+        return Err(format!("`{name}` is blank"));
+    }
+    if value.len() > max {
+        return Err(format!(
+            "`{name}` is longer than {max} bytes ({} bytes)",
+            value.len()
+        ));
+    }
+    if value.contains('\0') {
+        return Err(format!("`{name}` holds a NUL byte"));
+    }
+    Ok(Some(value))
+}
+
 /// Resolves a path the model wrote: `~` is the home directory, absolute paths stay as they
 /// are, anything else (including `..` and the empty path) is relative to `working_dir`.
 pub(crate) fn resolve(working_dir: &Path, given: &str) -> PathBuf {
@@ -56,6 +78,21 @@ mod tests {
         for (given, want) in cases {
             assert_eq!(resolve(wd, given), PathBuf::from(want), "{given}");
         }
+    }
+
+    #[test]
+    fn text_arguments_refuse_blank_huge_and_nul_values() {
+        assert_eq!(text("path", "", 8), Ok(None));
+        assert_eq!(text("path", "a b", 8), Ok(Some("a b")));
+        assert_eq!(text("path", " \t\n", 8), Err("`path` is blank".to_owned()));
+        assert_eq!(
+            text("path", "123456789", 8),
+            Err("`path` is longer than 8 bytes (9 bytes)".to_owned())
+        );
+        assert_eq!(
+            text("path", "a\0b", 8),
+            Err("`path` holds a NUL byte".to_owned())
+        );
     }
 
     #[test]

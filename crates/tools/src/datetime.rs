@@ -105,12 +105,21 @@ impl Tool for DatetimeTool {
     }
 }
 
+/// The longest layout taken: real ones are tens of bytes, and the answer grows with it.
+const MAX_FORMAT: usize = 256;
+
 fn now_in(format: &str, timezone: &str) -> Result<String, String> {
     if format.trim().is_empty() {
         return Err(
             "Error: format is required; use a Go time layout such as 2006-01-02 or 15:04:05."
                 .to_owned(),
         );
+    }
+    if format.len() > MAX_FORMAT {
+        return Err(format!(
+            "Error: format is longer than {MAX_FORMAT} bytes ({} bytes)",
+            format.len()
+        ));
     }
     let tz = zone(timezone)
         .map_err(|why| format!("Error: invalid timezone {}: {why}", quoted(timezone)))?;

@@ -16,13 +16,15 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tether_exec::ExecSpec;
 
-use crate::args::parse;
+use crate::args::{parse, text};
 use crate::schema::{object, string};
 use crate::{Tool, ToolContext, ToolDefinition, ToolResult};
 
 const DEFAULT_LOG_LIMIT: usize = 20;
 const MAX_LOG_LIMIT: usize = 1000;
 const MAX_BLAME_LINES: usize = 400;
+/// The longest path or revision taken (a path longer than `PATH_MAX` names no file).
+const MAX_ARG: usize = 4096;
 const GIT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The toolset's system-prompt text.
@@ -268,6 +270,7 @@ async fn status(ctx: ToolContext<'_>) -> Result<String, String> {
 }
 
 async fn log(ctx: ToolContext<'_>, a: LogArgs) -> Result<String, String> {
+    let path = text("path", &a.path, MAX_ARG)?;
     let dir = open(ctx).await?;
     let dir = Path::new(&dir);
     if resolve(dir, ctx, "HEAD").await.is_err() {
@@ -289,8 +292,8 @@ async fn log(ctx: ToolContext<'_>, a: LogArgs) -> Result<String, String> {
         "HEAD",
         "--",
     ];
-    if !a.path.is_empty() {
-        args.push(&a.path);
+    if let Some(path) = path {
+        args.push(path);
     }
     let raw = git(dir, ctx, &args)
         .await
@@ -335,9 +338,10 @@ async fn branches(ctx: ToolContext<'_>) -> Result<String, String> {
 }
 
 async fn show(ctx: ToolContext<'_>, a: ShowArgs) -> Result<String, String> {
+    let reference = text("ref", &a.reference, MAX_ARG)?;
     let dir = open(ctx).await?;
     let dir = Path::new(&dir);
-    let hash = resolve(dir, ctx, &a.reference).await?;
+    let hash = resolve(dir, ctx, reference.unwrap_or_default()).await?;
     let meta = git(
         dir,
         ctx,
@@ -394,26 +398,20 @@ async fn show(ctx: ToolContext<'_>, a: ShowArgs) -> Result<String, String> {
 }
 
 async fn blame(ctx: ToolContext<'_>, a: BlameArgs) -> Result<String, String> {
-    if a.path.trim().is_empty() {
+    let Some(path) = text("path", &a.path, MAX_ARG)? else {
         return Err("path is required.".to_owned());
-    }
+    };
+    let rev = text("rev", &a.rev, MAX_ARG)?;
     let dir = open(ctx).await?;
     let dir = Path::new(&dir);
-    let hash = resolve(dir, ctx, &a.rev).await?;
+    let hash = resolve(dir, ctx, rev.unwrap_or_default()).await?;
     let raw = git(
         dir,
         ctx,
-        &[
-            "blame",
-            "--porcelain",
-            "--no-textconv",
-            &hash,
-            "--",
-            &a.path,
-        ],
+        &["blame", "--porcelain", "--no-textconv", &hash, "--", path],
     )
     .await
-    .map_err(|why| format!("blaming {}: {why}", a.path))?;
+    .map_err(|why| format!("blaming {path}: {why}"))?;
     // Porcelain: a header per line (`HASH orig final [count]`), the commit's fields the first
     // time it appears, then the line itself after a tab.
     let mut authors: std::collections::HashMap<String, String> = Default::default();

@@ -44,6 +44,8 @@ const DEDUPE_WINDOW: Duration = Duration::from_secs(30);
 const MIN_INTERVAL: Duration = Duration::from_secs(1);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 const MAX_RESPONSE: usize = 64 << 10;
+/// The longest message (or IFTTT value) sent: Slack's own limit is 40,000 characters.
+const MAX_MESSAGE: usize = 64 << 10;
 
 #[derive(Debug, Deserialize)]
 struct Args {
@@ -123,6 +125,15 @@ impl WebhookTool {
         let provider = self.config.provider.as_str();
         if a.message.trim().is_empty() {
             return ToolResult::error("Error: message is required.");
+        }
+        for (name, value) in [
+            ("message", &a.message),
+            ("value2", &a.value2),
+            ("value3", &a.value3),
+        ] {
+            if let Err(why) = crate::args::text(name, value, MAX_MESSAGE) {
+                return ToolResult::error(format!("Error: {why}"));
+            }
         }
         let key = (a.message.clone(), a.value2.clone(), a.value3.clone());
         let now = Instant::now();

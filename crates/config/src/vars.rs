@@ -1,6 +1,6 @@
-//! Variable expansion in server settings, as docker-agent does it: `${env.NAME}` everywhere
-//! (its canonical form), `${NAME}` too, and in `env` values and `working_dir` also shell-style
-//! `$NAME` and a leading `~`. A variable that is not set is an error naming it, so a missing
+//! Variable expansion in the settings of servers Tether starts (MCP, LSP), as docker-agent
+//! does it: `${env.NAME}` everywhere (its canonical form), `${NAME}` too, and in `env` values
+//! and `working_dir` also shell-style `$NAME` and a leading `~`. A variable that is not set is an error naming it, so a missing
 //! token is never sent as an empty `Bearer `.
 
 /// Where variables come from.
