@@ -108,7 +108,7 @@ fn unknown_key_is_reported_with_location_path_and_suggestion() {
     let e = errors("agents:\n  root:\n    modle: openai/gpt-4o\n");
     assert_eq!(
         e[0],
-        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, use_skills, cache, rag, tool_choice, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
+        "agent.yaml:3:5: agents.root: unknown field `modle`, expected one of model, description, instruction, instruction_file, toolsets, sub_agents, handoffs, force_handoff, max_iterations, max_consecutive_tool_calls, num_history_items, add_date, add_environment_info, add_prompt_files, redact_secrets, commands, welcome_message, readonly, use_toolsets, use_commands, max_tool_result_tokens, max_old_tool_call_tokens, budgets, add_prompt_files_depth, add_description_parameter, code_mode_tools, session_compaction, compaction_model, compaction_threshold, safety, routing, fallback, structured_output, skills, use_skills, cache, rag, tool_choice, inject_memories, max_inject_memories, inject_memories_strategy, hooks\n   |\n 3 |     modle: openai/gpt-4o\n   |     ^\n  hint: did you mean `model`?"
     );
 }
 

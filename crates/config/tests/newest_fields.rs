@@ -86,16 +86,8 @@ fn tool_choice_reads_its_three_values_and_refuses_others() {
 fn fields_tether_does_not_implement_yet_are_named_in_the_error() {
     let cases = [
         (
-            "models:\n  g:\n    provider: google\n    model: gemini-2.5-flash-image\n    output_capabilities:\n      image: true\nagents:\n  root:\n    model: g\n",
-            "the field `output_capabilities` is not supported yet",
-        ),
-        (
             "agents:\n  root:\n    model: openai/gpt-4o\n    sub_agents: [coder]\n  coder:\n    harness:\n      type: codex\n",
             "the field `harness` is not supported yet",
-        ),
-        (
-            "agents:\n  root:\n    model: openai/gpt-4o\n    inject_memories: true\n",
-            "the field `inject_memories` is not supported yet",
         ),
         (
             "evaluators:\n  e:\n    model: openai/gpt-4o\n    type: choice\n    cost:\n      input: 0.1\n    choices:\n      a: A\n      b: B\nagents:\n  root:\n    model: openai/gpt-4o\n",
