@@ -60,7 +60,13 @@ impl Builtin for SaferShell {
         call: BuiltinCall<'a>,
     ) -> BoxFuture<'a, Result<Option<HookOutput>, String>> {
         Box::pin(async move {
-            if call.event != HookEvent::PreToolUse || call.input.tool_name != "shell" {
+            // A background job is a shell command too: guarding only `shell` would leave a
+            // way around the guard.
+            let runs_a_command = matches!(
+                call.input.tool_name.as_str(),
+                "shell" | "run_background_job"
+            );
+            if call.event != HookEvent::PreToolUse || !runs_a_command {
                 return Ok(None);
             }
             Ok(verdict(command(call.input.tool_input.as_ref())))

@@ -887,3 +887,25 @@ async fn elide_repeated_tool_results_replaces_later_identical_results_with_a_ref
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn safer_shell_guards_a_background_job_as_it_guards_the_shell() {
+    let input = HookInput {
+        tool_name: "run_background_job".into(),
+        tool_input: serde_json::json!({ "cmd": "sleep 1 && rm -rf /" })
+            .as_object()
+            .cloned(),
+        ..HookInput::default()
+    };
+    let out = call(
+        &SaferShell,
+        HookEvent::PreToolUse,
+        input,
+        &[],
+        &HookEnv::default(),
+    )
+    .await
+    .unwrap()
+    .unwrap();
+    assert_eq!(out.hook_specific_output.unwrap().permission_decision, "ask");
+}
