@@ -33,8 +33,8 @@ pub struct Permissions {
     pub deny: Vec<PermissionPattern>,
 }
 
-/// The tool whose `cmd` is a shell line.
-const SHELL_TOOL: &str = "shell";
+/// The tools whose `cmd` is a shell line (a background job runs one too).
+const SHELL_TOOLS: &[&str] = &["shell", "run_background_job"];
 const SHELL_KEY: &str = "cmd";
 
 /// Characters a wildcard of a shell allow pattern never stands for.
@@ -124,7 +124,7 @@ impl<'a> Call<'a> {
 
     /// The parsed `cmd` of a shell call.
     fn line(&self, tool: &str) -> Option<&Line> {
-        if tool != SHELL_TOOL {
+        if !SHELL_TOOLS.contains(&tool) {
             return None;
         }
         self.line

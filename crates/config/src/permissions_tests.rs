@@ -53,6 +53,14 @@ fn pattern_table() {
             false,
         ),
         ("shell:cmd=ls*", "shell", json!({}), false, false),
+        // A background job's command is read as the shell's: a chain does not ride an allow.
+        (
+            "run_background_job:cmd=ls*",
+            "run_background_job",
+            json!({"cmd": "ls; rm -rf /"}),
+            true,
+            false,
+        ),
         (
             "shell:cmd=ls*:cwd=.",
             "shell",
