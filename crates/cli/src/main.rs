@@ -12,6 +12,7 @@ mod elicit;
 mod external;
 mod interact;
 mod interactive;
+mod json_pretty;
 mod out;
 mod programs;
 mod render;

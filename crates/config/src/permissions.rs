@@ -37,6 +37,11 @@ pub struct Permissions {
 const SHELL_TOOLS: &[&str] = &["shell", "run_background_job"];
 const SHELL_KEY: &str = "cmd";
 
+/// Tools that run a shell line under another name: the shell's deny and ask rules hold for
+/// them too (a model denied `shell:cmd=rm*` must not get there through a background job),
+/// while an allow rule for the shell does not extend to them.
+const SHELL_ALIASES: &[(&str, &str)] = &[("run_background_job", "shell")];
+
 /// Characters a wildcard of a shell allow pattern never stands for.
 const SHELL_SYNTAX: &[char] = &['$', '`', ';', '&', '|', '<', '>', '(', ')', '\n', '\r'];
 
@@ -87,6 +92,9 @@ pub fn approvals_allow(
 /// line parsed at most once.
 struct Call<'a> {
     tools: Vec<(&'a str, Folded)>,
+    /// `tools` and the shell, if one of them runs a shell line ([`SHELL_ALIASES`]): the names
+    /// deny and ask rules are matched against.
+    guarded: Vec<(&'a str, Folded)>,
     args: &'a Map<String, Value>,
     line: OnceCell<Option<Line>>,
 }
@@ -115,8 +123,14 @@ impl Folded {
 
 impl<'a> Call<'a> {
     fn new(args: &'a Map<String, Value>, tools: &[&'a str]) -> Self {
+        let aliases = SHELL_ALIASES
+            .iter()
+            .filter(|(tool, _)| tools.contains(tool))
+            .map(|(_, shell)| *shell);
+        let guarded = tools.iter().copied().chain(aliases);
         Self {
             tools: tools.iter().map(|t| (*t, Folded::new(t))).collect(),
+            guarded: guarded.map(|t| (t, Folded::new(t))).collect(),
             args,
             line: OnceCell::new(),
         }
@@ -140,7 +154,7 @@ impl<'a> Call<'a> {
 fn any_denies(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
     patterns
         .iter()
-        .any(|p| call.tools.iter().any(|tool| p.denies(tool, call)))
+        .any(|p| call.guarded.iter().any(|tool| p.denies(tool, call)))
 }
 
 fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {

@@ -53,6 +53,28 @@ fn pattern_table() {
             false,
         ),
         ("shell:cmd=ls*", "shell", json!({}), false, false),
+        // The shell's deny rules hold for a background job, its allow rules do not.
+        (
+            "shell:cmd=rm*",
+            "run_background_job",
+            json!({"cmd": "ls && rm -rf /"}),
+            true,
+            false,
+        ),
+        (
+            "shell",
+            "run_background_job",
+            json!({"cmd": "ls"}),
+            true,
+            false,
+        ),
+        (
+            "shell:cmd=rm*",
+            "view_background_job",
+            json!({"cmd": "rm -rf /"}),
+            false,
+            false,
+        ),
         // A background job's command is read as the shell's: a chain does not ride an allow.
         (
             "run_background_job:cmd=ls*",
@@ -329,6 +351,21 @@ fn deny_beats_allow_beats_ask() {
     assert_eq!(perms.check("shell", &a("ls")), Some(Decision::Allow));
     assert_eq!(perms.check("read_file", &a("")), Some(Decision::Ask));
     assert_eq!(Permissions::default().check("x", &a("")), None);
+}
+
+#[test]
+fn the_shells_ask_rules_hold_for_a_background_job_and_its_allow_rules_do_not() {
+    let perms = Permissions {
+        allow: list(&["shell:cmd=ls*"]),
+        ask: list(&["shell:cmd=git push*"]),
+        deny: list(&[]),
+    };
+    let a = |cmd: &str| args(json!({ "cmd": cmd }));
+    let job = "run_background_job";
+    assert_eq!(perms.check(job, &a("git push -f")), Some(Decision::Ask));
+    assert_eq!(perms.check(job, &a("make; git push")), Some(Decision::Ask));
+    assert_eq!(perms.check(job, &a("ls")), None);
+    assert_eq!(perms.check("shell", &a("ls")), Some(Decision::Allow));
 }
 
 /// docker-agent's matcher, written independently: Go's `filepath.Match` (wildcards stop at

@@ -239,7 +239,8 @@ async fn attempt(c: &Call<'_>, r: &Running, wrote: &AtomicBool) -> Result<ToolRe
     } = *c;
     let file = path.display().to_string();
     let uri = uri::from_path(path);
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {file}: {e}"))?;
+    let text =
+        tether_tools::read_real_path(path).map_err(|e| format!("cannot read {file}: {e}"))?;
     let sent = r.client.sync(&uri, uri::language_id(path), &text).await?;
     let doc = json!({"uri": uri});
     let at = |p: &Option<Value>| json!({"textDocument": doc, "position": p});
@@ -369,7 +370,8 @@ async fn attempt(c: &Call<'_>, r: &Running, wrote: &AtomicBool) -> Result<ToolRe
             let real = edit::writable(server.root(), path)?;
             let new = edit::apply(&text, &edits)?;
             wrote.store(true, Ordering::Release);
-            std::fs::write(&real, &new).map_err(|e| format!("Failed to apply formatting: {e}"))?;
+            tether_tools::write_real_path(&real, new.as_bytes())
+                .map_err(|e| format!("Failed to apply formatting: {e}"))?;
             r.client.sync(&uri, uri::language_id(path), &new).await?;
             ok(format!(
                 "Formatted {file}\nApplied {} formatting change(s)",
@@ -481,7 +483,7 @@ async fn rename(
             continue;
         }
         let real = edit::writable(server.root(), path)?;
-        let text = std::fs::read_to_string(&real)
+        let text = tether_tools::read_real_path(&real)
             .map_err(|e| format!("Failed to apply changes to {}: {e}", path.display()))?;
         let new = edit::apply(&text, edits)
             .map_err(|e| format!("Failed to apply changes to {}: {e}", path.display()))?;
@@ -496,7 +498,7 @@ async fn rename(
     );
     wrote.store(true, Ordering::Release);
     for (path, real, new, n) in &planned {
-        std::fs::write(real, new)
+        tether_tools::write_real_path(real, new.as_bytes())
             .map_err(|e| format!("Failed to apply changes to {}: {e}", path.display()))?;
         let uri = uri::from_path(real);
         r.client.sync(&uri, uri::language_id(real), new).await?;

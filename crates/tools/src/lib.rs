@@ -57,6 +57,7 @@ pub use error::ToolError;
 pub use fetch::{FETCH_INSTRUCTION, FetchTool};
 pub use filesystem::{
     FILESYSTEM_INSTRUCTION, FilesystemTool, file_instruction, filesystem_instruction,
+    read_real_path, write_real_path,
 };
 pub use git::{GIT_INSTRUCTION, GitTool};
 pub use input::{check_arguments, parse_arguments};

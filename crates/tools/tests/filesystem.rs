@@ -486,3 +486,28 @@ async fn ignore_vcs_false_walks_ignored_files_and_git_too() {
     assert!(all.content.contains("ignored.txt"), "{}", all.content);
     assert!(all.content.contains(".git/config"), "{}", all.content);
 }
+
+#[test]
+fn a_real_path_is_read_and_rewritten_only_while_no_symlink_is_on_it() {
+    let dir = tempfile::TempDir::new().unwrap();
+    let base = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::create_dir_all(base.join("ws/src")).unwrap();
+    std::fs::create_dir_all(base.join("outside/src")).unwrap();
+    std::fs::write(base.join("ws/src/a.py"), "x = 1\n").unwrap();
+    std::fs::write(base.join("outside/src/a.py"), "secret\n").unwrap();
+    let checked = base.join("ws/src/a.py");
+    assert_eq!(tether_tools::read_real_path(&checked).unwrap(), "x = 1\n");
+    tether_tools::write_real_path(&checked, b"y = 2\n").unwrap();
+    assert_eq!(std::fs::read_to_string(&checked).unwrap(), "y = 2\n");
+
+    // The workspace's directory swapped for a symlink after the path was checked.
+    std::fs::rename(base.join("ws"), base.join("ws-old")).unwrap();
+    std::os::unix::fs::symlink(base.join("outside"), base.join("ws")).unwrap();
+    assert!(tether_tools::read_real_path(&checked).is_err());
+    let err = tether_tools::write_real_path(&checked, b"pwned\n").unwrap_err();
+    assert!(err.to_string().contains("symlink"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(base.join("outside/src/a.py")).unwrap(),
+        "secret\n"
+    );
+}

@@ -1,6 +1,7 @@
 //! `tether hooks fire EVENT`: one dispatch, no model, the aggregate as JSON (docs/cli.md).
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -12,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::args::FireArgs;
 use crate::common::{self, user_error};
+use crate::json_pretty::PrettyObject;
 use crate::{out, status};
 
 #[derive(Debug, Serialize)]
@@ -108,7 +110,7 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
     for w in &result.warnings {
         out::warning(w);
     }
-    out::json_line(&render(event, &result, original_args.as_ref()))?;
+    render(event, &result, original_args.as_ref()).print()?;
     // `async` hooks finish (or are killed after the grace period) before the process exits.
     executor.shutdown(tether_core::ASYNC_HOOK_GRACE).await;
     Ok(if result.allowed {
@@ -116,6 +118,38 @@ pub(crate) async fn run(args: FireArgs) -> anyhow::Result<u8> {
     } else {
         status::BLOCKED
     })
+}
+
+impl FireOutput<'_> {
+    /// Prints the output as `out::json_line` would, with its strings escaped by
+    /// `json_pretty` (a rewritten tool output may be megabytes).
+    fn print(&self) -> std::io::Result<()> {
+        let stdout = std::io::stdout().lock();
+        self.write_pretty(std::io::BufWriter::with_capacity(64 * 1024, stdout))
+    }
+
+    fn write_pretty(&self, out: impl Write) -> std::io::Result<()> {
+        let mut o = PrettyObject::new(out)?;
+        o.text("event", Some(self.event))?;
+        o.value("allowed", &self.allowed)?;
+        o.text("decision", self.decision)?;
+        o.text("decision_reason", self.decision_reason)?;
+        o.value("permission_allowed", &self.permission_allowed)?;
+        o.text("message", Some(self.message))?;
+        o.text("additional_context", Some(self.additional_context))?;
+        o.text("system_message", Some(self.system_message))?;
+        o.value("modified_input", &self.modified_input)?;
+        o.text("summary", self.summary)?;
+        o.text("updated_tool_response", self.updated_tool_response)?;
+        o.value("updated_messages", &self.updated_messages)?;
+        o.value("metadata", &self.metadata)?;
+        o.value("exit_code", &self.exit_code)?;
+        o.text("stderr", Some(self.stderr))?;
+        o.value("hooks", &self.hooks)?;
+        let mut out = o.end()?;
+        out.write_all(b"\n")?;
+        out.flush()
+    }
 }
 
 fn non_empty(s: &str) -> Option<&str> {
@@ -157,5 +191,68 @@ fn render<'a>(
                 error: run.error.as_deref(),
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_output_is_printed_as_serde_json_pretty_prints_it() {
+        let metadata = BTreeMap::from([("risk".to_owned(), "high\n\"x\"".to_owned())]);
+        let messages = vec![Message::assistant("done \"x\"")];
+        let mut args = Map::new();
+        args.insert("cmd".to_owned(), Value::from("ls\t-la"));
+        let full = FireOutput {
+            event: "tool_response_transform",
+            allowed: false,
+            decision: Some("block"),
+            decision_reason: Some("no \u{1}"),
+            permission_allowed: true,
+            message: "m\\",
+            additional_context: "ctx\r\n",
+            system_message: "é😀",
+            modified_input: Some(args),
+            summary: Some("s"),
+            updated_tool_response: Some("line one\nline \"two\"\u{7}"),
+            updated_messages: Some(&messages),
+            metadata: Some(&metadata),
+            exit_code: 2,
+            stderr: "err",
+            hooks: vec![FireHook {
+                index: 0,
+                name: "redact_secrets",
+                kind: "builtin",
+                status: "ok",
+                exit_code: None,
+                duration_ms: 0.25,
+                error: Some("e"),
+            }],
+        };
+        let empty = FireOutput {
+            event: "stop",
+            allowed: true,
+            decision: None,
+            decision_reason: None,
+            permission_allowed: false,
+            message: "",
+            additional_context: "",
+            system_message: "",
+            modified_input: None,
+            summary: None,
+            updated_tool_response: None,
+            updated_messages: None,
+            metadata: None,
+            exit_code: 0,
+            stderr: "",
+            hooks: vec![],
+        };
+        for output in [full, empty] {
+            let mut written = Vec::new();
+            output.write_pretty(&mut written).unwrap();
+            let expected = serde_json::to_string_pretty(&output).unwrap() + "\n";
+            assert_eq!(String::from_utf8(written).unwrap(), expected);
+        }
     }
 }

@@ -30,6 +30,21 @@ use access::{PathRules, Roots};
 use open::Fs;
 use post_edit::PostEditCommands;
 
+/// The text of the file at `path` (a real path: absolute, canonical), reached without
+/// following a symlink: a directory on it swapped for a symlink since it was checked makes
+/// the read fail. For tools that check a path and then use it (a language server's edits).
+pub fn read_real_path(path: &std::path::Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut Fs::Checked.read(path)?, &mut text)?;
+    Ok(text)
+}
+
+/// `bytes` written to the file at `path` (a real path), truncated first, reached as
+/// [`read_real_path`] reaches it.
+pub fn write_real_path(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    Fs::Checked.write(path, bytes)
+}
+
 /// The toolset's system-prompt text, as docker-agent sent it in the recorded request.
 pub const FILESYSTEM_INSTRUCTION: &str = "## Filesystem Tools\n\n- Relative paths resolve from the working directory; absolute paths and \"..\" work as expected\n- Prefer read_multiple_files over sequential read_file calls\n- Use search_files_content to locate code or text across files\n- Use exclude patterns in searches and max_depth in directory_tree to limit output";
 
