@@ -609,6 +609,9 @@ fn check_warns_of_a_shell_guard_that_a_background_job_goes_round() {
     );
     for covered in ["shell|run_background_job", "*", ".*"] {
         let stderr = check(covered);
-        assert!(!stderr.contains("run_background_job"), "{covered}: {stderr}");
+        assert!(
+            !stderr.contains("run_background_job"),
+            "{covered}: {stderr}"
+        );
     }
 }

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 use tether_test_support::cli::tether;
 use tether_test_support::mcp;
+use tether_test_support::script_run::{self, hook_inputs, script, tool_responses};
 
 /// Logs every `pre_tool_use` input, blocks the first call of each tool, and rewrites a
 /// `job_id` of `LAST` to the id the last `run_background_job` answered.
@@ -35,18 +36,6 @@ const HOOKS: &str = r#"    hooks:
             - type: command
               command: 'jq -r .tool_response | head -n 1 | sed "s/.*ID: //" > last-job'
 "#;
-
-/// A script that calls each `(tool, arguments)` in its own turn, then ends.
-fn script(calls: &[(&str, Value)]) -> String {
-    let mut s = String::from("replies:\n");
-    for (name, args) in calls {
-        s.push_str(&format!(
-            "  - tool_calls:\n      - {{name: {name}, arguments: {args}}}\n"
-        ));
-    }
-    s.push_str("  - text: done\n");
-    s
-}
 
 struct Run {
     /// `(tool response text, is_error)` in call order.
@@ -69,64 +58,14 @@ fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)], env: &[(&str, &str)]) 
     }
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let responses = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "tool_response")
-        .map(|e| {
-            (
-                e["response"].as_str().unwrap().to_owned(),
-                e["is_error"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect();
-    let hook_inputs = std::fs::read_to_string(d.join("hooks.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     Run {
-        responses,
-        hook_inputs,
+        responses: tool_responses(&out.stdout),
+        hook_inputs: hook_inputs(d),
     }
 }
 
-/// The hook saw every call with its arguments as the model wrote them, and blocked the first
-/// of each tool.
 fn assert_hooks_saw(r: &Run, calls: &[(&str, Value)]) {
-    let seen: Vec<(String, Value)> = r
-        .hook_inputs
-        .iter()
-        .map(|i| {
-            (
-                i["tool_name"].as_str().unwrap().to_owned(),
-                i["tool_input"].clone(),
-            )
-        })
-        .collect();
-    let want: Vec<(String, Value)> = calls
-        .iter()
-        .map(|(n, a)| {
-            let a = if *a == json!({}) {
-                Value::Null
-            } else {
-                a.clone()
-            };
-            ((*n).to_owned(), a)
-        })
-        .collect();
-    assert_eq!(seen, want);
-    let mut first = std::collections::HashSet::new();
-    for ((name, _), (text, is_error)) in calls.iter().zip(&r.responses) {
-        if first.insert(*name) {
-            assert!(
-                text.contains(&format!("first call of {name} blocked")),
-                "{name}: {text}"
-            );
-            assert!(is_error, "{name}: a blocked call is an error");
-        }
-    }
-    assert_eq!(r.responses.len(), calls.len(), "{:?}", r.responses);
+    script_run::assert_hooks_saw(&r.hook_inputs, &r.responses, calls);
 }
 
 fn alive(pid: &str) -> bool {

@@ -9,9 +9,10 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tempfile::TempDir;
 use tether_test_support::cli::tether;
+use tether_test_support::script_run::tool_responses;
 
 /// Chained, so that only a rule that reads the line's every command stops it.
 const PAYLOAD: &str = "true && touch marker";
@@ -52,17 +53,7 @@ fn run(d: &Path, guard: &str) -> Vec<(String, bool)> {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "tool_response")
-        .map(|e| {
-            (
-                e["response"].as_str().unwrap_or_default().to_owned(),
-                e["is_error"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect()
+    tool_responses(&out.stdout)
 }
 
 #[test]

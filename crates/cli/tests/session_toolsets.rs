@@ -10,32 +10,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tether_test_support::cli::tether;
-
-/// Logs every `pre_tool_use` input, and blocks the first call of each tool.
-const HOOKS: &str = r#"    hooks:
-      permission_request:
-        - matcher: '.*'
-          hooks:
-            - type: command
-              command: "echo '{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}'"
-      pre_tool_use:
-        - matcher: '.*'
-          hooks:
-            - type: command
-              command: 'input=$(cat); printf "%s\n" "$input" >> hooks.jsonl; name=$(printf "%s" "$input" | jq -r .tool_name); if [ ! -e "seen-$name" ]; then touch "seen-$name"; echo "first call of $name blocked" >&2; exit 2; fi; exit 0'
-"#;
-
-/// A script that calls each `(tool, arguments)` in its own turn, then ends.
-fn script(calls: &[(&str, Value)]) -> String {
-    let mut s = String::from("replies:\n");
-    for (name, args) in calls {
-        s.push_str(&format!(
-            "  - tool_calls:\n      - {{name: {name}, arguments: {args}}}\n"
-        ));
-    }
-    s.push_str("  - text: done\n");
-    s
-}
+use tether_test_support::script_run::{BLOCK_FIRST_CALLS, hook_inputs, script, tool_responses};
 
 struct Run {
     /// `(tool response text, is_error)` of the calls that ran, in call order.
@@ -65,7 +40,7 @@ fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)]) -> Run {
         .collect();
     std::fs::write(
         d.join("agent.yaml"),
-        format!("agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n{toolsets}{HOOKS}"),
+        format!("agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n{toolsets}{BLOCK_FIRST_CALLS}"),
     )
     .unwrap();
     std::fs::write(d.join("s.yaml"), script(&doubled)).unwrap();
@@ -74,21 +49,9 @@ fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)]) -> Run {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let responses: Vec<(String, bool)> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "tool_response")
-        .map(|e| {
-            (
-                e["response"].as_str().unwrap().to_owned(),
-                e["is_error"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect();
-    let hooked: Vec<(String, Value)> = std::fs::read_to_string(d.join("hooks.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+    let responses = tool_responses(&out.stdout);
+    let hooked: Vec<(String, Value)> = hook_inputs(d)
+        .into_iter()
         .map(|i| {
             (
                 i["tool_name"].as_str().unwrap().to_owned(),

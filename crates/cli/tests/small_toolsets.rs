@@ -16,32 +16,9 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use tether_test_support::cli::tether;
-
-/// Logs every `pre_tool_use` input, and blocks the first call of each tool.
-const HOOKS: &str = r#"    hooks:
-      permission_request:
-        - matcher: '.*'
-          hooks:
-            - type: command
-              command: "echo '{\"hook_specific_output\":{\"permission_decision\":\"allow\"}}'"
-      pre_tool_use:
-        - matcher: '.*'
-          hooks:
-            - type: command
-              command: 'input=$(cat); printf "%s\n" "$input" >> hooks.jsonl; name=$(printf "%s" "$input" | jq -r .tool_name); if [ ! -e "seen-$name" ]; then touch "seen-$name"; echo "first call of $name blocked" >&2; exit 2; fi; exit 0'
-"#;
-
-/// A script that calls each `(tool, arguments)` in its own turn, then ends.
-fn script(calls: &[(&str, Value)]) -> String {
-    let mut s = String::from("replies:\n");
-    for (name, args) in calls {
-        s.push_str(&format!(
-            "  - tool_calls:\n      - {{name: {name}, arguments: {args}}}\n"
-        ));
-    }
-    s.push_str("  - text: done\n");
-    s
-}
+use tether_test_support::script_run::{
+    self, BLOCK_FIRST_CALLS, hook_inputs, script, tool_responses,
+};
 
 struct Run {
     /// `(tool response text, is_error)` in call order.
@@ -53,7 +30,7 @@ struct Run {
 fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)], env: &[(&str, &str)]) -> Run {
     std::fs::write(
         d.join("agent.yaml"),
-        format!("agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n{toolsets}{HOOKS}"),
+        format!("agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n{toolsets}{BLOCK_FIRST_CALLS}"),
     )
     .unwrap();
     std::fs::write(d.join("s.yaml"), script(calls)).unwrap();
@@ -66,64 +43,14 @@ fn run(d: &Path, toolsets: &str, calls: &[(&str, Value)], env: &[(&str, &str)]) 
     }
     let out = cmd.output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let responses = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["type"] == "tool_response")
-        .map(|e| {
-            (
-                e["response"].as_str().unwrap().to_owned(),
-                e["is_error"].as_bool().unwrap_or(false),
-            )
-        })
-        .collect();
-    let hook_inputs = std::fs::read_to_string(d.join("hooks.jsonl"))
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     Run {
-        responses,
-        hook_inputs,
+        responses: tool_responses(&out.stdout),
+        hook_inputs: hook_inputs(d),
     }
 }
 
-/// The hook saw every call with its arguments, and blocked the first of each tool.
 fn assert_hooks_saw(r: &Run, calls: &[(&str, Value)]) {
-    let seen: Vec<(String, Value)> = r
-        .hook_inputs
-        .iter()
-        .map(|i| {
-            (
-                i["tool_name"].as_str().unwrap().to_owned(),
-                i["tool_input"].clone(),
-            )
-        })
-        .collect();
-    // A call without arguments reaches hooks as `null`.
-    let want: Vec<(String, Value)> = calls
-        .iter()
-        .map(|(n, a)| {
-            let a = if *a == json!({}) {
-                Value::Null
-            } else {
-                a.clone()
-            };
-            ((*n).to_owned(), a)
-        })
-        .collect();
-    assert_eq!(seen, want);
-    let mut first = std::collections::HashSet::new();
-    for ((name, _), (text, is_error)) in calls.iter().zip(&r.responses) {
-        if first.insert(*name) {
-            assert!(
-                text.contains(&format!("first call of {name} blocked")),
-                "{name}: {text}"
-            );
-            assert!(is_error, "{name}: a blocked call is an error");
-        }
-    }
-    assert_eq!(r.responses.len(), calls.len(), "{:?}", r.responses);
+    script_run::assert_hooks_saw(&r.hook_inputs, &r.responses, calls);
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //!
 //! `mcp` installs and starts the real MCP servers the MCP tests run against.
 //!
+//! `script_run` runs toolsets end to end on the script model behind a logging hook.
+//!
 //! `resources` reads this process's fds, threads, memory and descendants from `/proc`, for
 //! tests that prove nothing leaked.
 
@@ -21,4 +23,5 @@ pub mod fake_llm;
 pub mod mcp;
 pub mod pg;
 pub mod resources;
+pub mod script_run;
 pub mod serve;
