@@ -1,6 +1,8 @@
 //! Toolsets end to end: the script model calls tools through `tether run --exec --json`, a
 //! `pre_tool_use` hook sees (and logs) each call, and the test reads the tool responses.
 
+#![allow(clippy::expect_used, reason = "a test fails loudly on a malformed log")]
+
 use std::collections::HashSet;
 use std::path::Path;
 
