@@ -15,12 +15,14 @@
 
 mod cgroup;
 mod child;
+mod launch;
 mod rules;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use child::Applied;
+pub(crate) use launch::Launch;
 
 /// How strictly a sandbox is required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,6 +135,21 @@ pub(crate) fn spawn(
         }
         None => cmd.spawn(),
     }
+}
+
+/// Starts `launch` inside the sandbox (see `launch.rs`): on the thread inside the pids cgroup
+/// when there is one, so the child starts there without a migration.
+pub(crate) fn launch(
+    launch: Launch,
+    sandboxed: &Arc<Prepared>,
+) -> std::io::Result<(i32, std::os::fd::OwnedFd)> {
+    let Some(spawner) = sandboxed.cgroup.as_ref().and_then(cgroup::Cgroup::spawner) else {
+        return launch::start(&launch, &sandboxed.applied);
+    };
+    let s = Arc::clone(sandboxed);
+    spawner
+        .run(move || launch::start(&launch, &s.applied))
+        .unwrap_or_else(|| Err(std::io::Error::other("the sandbox's spawner thread ended")))
 }
 
 impl Prepared {
