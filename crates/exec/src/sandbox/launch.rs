@@ -26,6 +26,13 @@ use super::child::Applied;
 /// The child's stack: its frames are small (no allocation, a few system calls).
 const STACK_SIZE: usize = 64 * 1024;
 
+thread_local! {
+    /// The stack of the children this thread starts, kept between starts: a child is done
+    /// with it once `start` returns (it exec'd or exited), and mapping one per start costs a
+    /// TLB shootdown on every thread of ours when it is unmapped.
+    static STACK: std::cell::RefCell<Option<Stack>> = const { std::cell::RefCell::new(None) };
+}
+
 /// Everything the child needs, owned by the parent until the child has exec'd.
 #[derive(Debug)]
 pub(crate) struct Launch {
@@ -112,13 +119,25 @@ pub(crate) fn start(launch: &Launch, applied: &Applied) -> io::Result<(i32, Owne
         applied,
         error: AtomicI32::new(0),
     };
-    let stack = Stack::new()?;
+    STACK.with_borrow_mut(|slot| {
+        let stack = match slot.take() {
+            Some(stack) => stack,
+            None => Stack::new()?,
+        };
+        let started = clone(&stack, &args);
+        *slot = Some(stack);
+        started
+    })
+}
+
+/// Clones the child onto `stack` and waits for it to exec or fail.
+fn clone(stack: &Stack, args: &ChildArgs<'_>) -> io::Result<(i32, OwnedFd)> {
     let mut pidfd: c_int = -1;
     let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD;
     // No signal handler of ours may run in the child, which shares our memory: every signal
     // is blocked across the clone, and the child resets the handlers before unblocking.
     let old = block_signals();
-    // SAFETY: the stack is ours and unused; `args` and what it points to outlive the child's
+    // SAFETY: the stack is this thread's and unused; `args` and what it points to outlive the child's
     // use of them, since this thread is suspended until the child execs or exits
     // (`CLONE_VFORK`). The child makes only system calls (see `child_main`).
     let pid = unsafe {
@@ -126,13 +145,12 @@ pub(crate) fn start(launch: &Launch, applied: &Applied) -> io::Result<(i32, Owne
             child_main,
             stack.top(),
             flags,
-            (&raw const args).cast_mut().cast::<c_void>(),
+            std::ptr::from_ref(args).cast_mut().cast::<c_void>(),
             &raw mut pidfd,
         )
     };
     let clone_error = io::Error::last_os_error();
     restore_signals(&old);
-    drop(stack);
     if pid < 0 {
         return Err(clone_error);
     }
@@ -188,10 +206,11 @@ fn exec(args: &ChildArgs<'_>) -> c_int {
             }
         }
     }
+    // Before the seccomp filter, which every later system call goes through.
+    reset_signals();
     if let Err(e) = args.applied.apply() {
         return e.raw_os_error().unwrap_or(libc::EPERM);
     }
-    reset_signals();
     // SAFETY: NUL-terminated strings and null-terminated arrays of them.
     unsafe { libc::execve(args.program, args.argv, args.envp) };
     errno()
