@@ -265,9 +265,11 @@ fn spawn(
 }
 
 /// Whether the sandboxed child can be started by our own clone: its program is named by a
-/// path (a bare name is left to std's `PATH` search).
+/// path (a bare name is left to std's `PATH` search), and the kernel has pidfds (Linux 5.2),
+/// as every kernel with Landlock (5.13) has; a best-effort sandbox without Landlock forks.
 fn launchable(spec: &ExecSpec, prepared: Option<&Prepared>) -> bool {
-    prepared.is_some() || spec.program.as_bytes().contains(&b'/')
+    (prepared.is_some() || spec.program.as_bytes().contains(&b'/'))
+        && crate::sandbox::landlock_abi() > 0
 }
 
 /// Starts the child through std (tokio): `outputs` are the write ends for stdout and stderr

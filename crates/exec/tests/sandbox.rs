@@ -265,6 +265,20 @@ async fn run_in(
     tether_exec::run(spec).await
 }
 
+/// The children of this test process (every thread's), zombies included.
+fn children() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .flat_map(|task| {
+            let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            list.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_sandboxed_program_that_cannot_start_is_reported_and_leaves_nothing_running() {
     let w = world();
@@ -291,6 +305,11 @@ async fn a_sandboxed_program_that_cannot_start_is_reported_and_leaves_nothing_ru
     .await;
     let error = r.spawn_error.clone().unwrap_or_default();
     assert!(error.contains("does not exist"), "{r:?}");
+    assert_eq!(
+        children(),
+        Vec::<String>::new(),
+        "no child left, not even a zombie"
+    );
 
     // The sandbox still starts what it can start.
     let r = run_in(&w, Some(&sandbox), "/bin/sh", &["-c", "echo ok"], |_| {}).await;
@@ -374,3 +393,18 @@ async fn a_sandboxed_child_gets_its_stdin_output_status_group_and_default_signal
 }
 
 const SIGPIPE: u32 = 13;
+
+#[tokio::test]
+async fn a_program_named_without_a_path_is_sandboxed_too() {
+    let w = world();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    let key = w.home.join(".ssh/id_ed25519");
+    let key = key.to_str().unwrap();
+    let r = run_in(&w, Some(&sandbox), "cat", &[key], |_| {}).await;
+    assert_eq!(r.exit_code, Some(1), "{r:?}");
+    assert!(r.stderr.lossy().contains("Permission denied"), "{r:?}");
+    assert_eq!(r.stdout.lossy(), "");
+
+    let r = run_in(&w, None, "cat", &[key], |_| {}).await;
+    assert_eq!(r.stdout.lossy(), "PRIVATE KEY", "{r:?}");
+}
