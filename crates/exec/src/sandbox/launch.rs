@@ -124,21 +124,21 @@ pub(crate) fn start(launch: &Launch, applied: &Applied) -> io::Result<(i32, Owne
             Some(stack) => stack,
             None => Stack::new()?,
         };
-        let started = clone(&stack, &args);
+        let started = clone_onto(&stack, &args);
         *slot = Some(stack);
         started
     })
 }
 
 /// Clones the child onto `stack` and waits for it to exec or fail.
-fn clone(stack: &Stack, args: &ChildArgs<'_>) -> io::Result<(i32, OwnedFd)> {
+fn clone_onto(stack: &Stack, args: &ChildArgs<'_>) -> io::Result<(i32, OwnedFd)> {
     let mut pidfd: c_int = -1;
     let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::CLONE_PIDFD | libc::SIGCHLD;
     // No signal handler of ours may run in the child, which shares our memory: every signal
     // is blocked across the clone, and the child resets the handlers before unblocking.
     let old = block_signals();
-    // SAFETY: the stack is this thread's and unused; `args` and what it points to outlive the child's
-    // use of them, since this thread is suspended until the child execs or exits
+    // SAFETY: the stack is this thread's and unused; `args` and what it points to outlive
+    // the child's use of them, since this thread is suspended until the child execs or exits
     // (`CLONE_VFORK`). The child makes only system calls (see `child_main`).
     let pid = unsafe {
         libc::clone(
