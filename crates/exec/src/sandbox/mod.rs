@@ -9,7 +9,9 @@
 //! cgroup for processes (`RLIMIT_NPROC` does not bind root).
 //!
 //! The rules are prepared once per sandbox (the walk around denied paths opens a few hundred
-//! files) and applied in the child between fork and exec with raw system calls only.
+//! files) and applied in the child between its start and exec with raw system calls only. A
+//! run's child is started sharing our memory, not forked (`launch.rs`); a long-lived service's
+//! is forked by std (`pre_exec`), once per session.
 //! `Enforce` fails a run whose sandbox the kernel cannot provide, naming what is missing;
 //! `BestEffort` applies what the kernel offers and says so in [`Sandbox::describe`].
 
