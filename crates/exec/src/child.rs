@@ -161,3 +161,66 @@ fn exit_status(status: WaitIdStatus) -> ExitStatus {
     };
     ExitStatus::from_raw(raw)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gone(pid: u32) -> bool {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        while std::time::Instant::now() < deadline {
+            // A zombie still has its directory: gone means killed and reaped.
+            if !std::path::Path::new(&format!("/proc/{pid}")).exists() {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        false
+    }
+
+    #[tokio::test]
+    async fn a_raw_child_dropped_before_its_exit_is_killed_and_reaped() {
+        #[expect(clippy::disallowed_methods, reason = "a child to take over")]
+        let child = std::process::Command::new("/bin/sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let raw_pid = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap()).unwrap();
+        let pidfd =
+            rustix::process::pidfd_open(raw_pid, rustix::process::PidfdFlags::empty()).unwrap();
+        let raw = RawChild::new(i32::try_from(pid).unwrap(), pidfd).unwrap();
+        assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+        drop(raw);
+        assert!(gone(pid), "pid {pid} is still there");
+        // std's handle must not wait for it any more: the status was collected.
+        std::mem::forget(child);
+    }
+
+    #[tokio::test]
+    async fn a_raw_child_reports_its_exit_code_and_signal() {
+        for (script, code, signal) in [("exit 3", Some(3), None), ("kill -9 $$", None, Some(9))] {
+            #[expect(clippy::disallowed_methods, reason = "a child to take over")]
+            let child = std::process::Command::new("/bin/sh")
+                .args(["-c", script])
+                .spawn()
+                .unwrap();
+            let pid = i32::try_from(child.id()).unwrap();
+            let pidfd = rustix::process::pidfd_open(
+                rustix::process::Pid::from_raw(pid).unwrap(),
+                rustix::process::PidfdFlags::empty(),
+            )
+            .unwrap();
+            let mut raw = Spawned::Raw(RawChild::new(pid, pidfd).unwrap());
+            let status = raw.wait().await.unwrap();
+            use std::os::unix::process::ExitStatusExt;
+            assert_eq!((status.code(), status.signal()), (code, signal), "{script}");
+            assert_eq!(
+                raw.wait().await.unwrap(),
+                status,
+                "waiting again gives the same"
+            );
+            std::mem::forget(child);
+        }
+    }
+}
