@@ -74,7 +74,7 @@ fn is_shell_name(name: &[u8]) -> bool {
 }
 
 /// The environment the child would get from `base` (`None`: ours) plus `vars` (later wins).
-fn merged_env(
+pub(crate) fn merged_env(
     base: Option<&[(OsString, OsString)]>,
     vars: &[(OsString, OsString)],
 ) -> BTreeMap<OsString, OsString> {

@@ -10,6 +10,7 @@
 //! keeps are private ([`private`]). A long-lived child is a [`Service`] (MCP servers) or a
 //! [`LineService`] (persistent hooks: a line in, a line out).
 
+mod child;
 mod direct;
 mod line;
 pub mod private;

@@ -1,21 +1,25 @@
 //! One spawn function for every child process.
 
 use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::pin::{Pin, pin};
+use std::pin::pin;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::unix::pipe::Receiver;
-use tokio::process::{Child, ChildStdin};
+use tokio::net::unix::pipe::Sender;
+use tokio::process::Child;
 use tokio::time::{Instant as TokioInstant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
+use crate::child::{RawChild, Reader, Spawned, Writer};
 use crate::direct::{self, Prepared, ShellFlavor};
 use crate::reaper;
-use crate::sandbox::{Prepared as Sandboxed, Sandbox};
+use crate::sandbox::{Launch, Prepared as Sandboxed, Sandbox};
 use crate::spool::{Spool, Spooler};
 
 /// How long a run that was killed (timeout, cancel, overflow) waits for its pipes and exit
@@ -221,13 +225,61 @@ fn spawn(
     spec: &ExecSpec,
     prepared: Option<&Prepared>,
     sandboxed: Option<&Arc<Sandboxed>>,
-) -> Result<(Child, Option<Receiver>), String> {
+) -> Result<(Spawned, Option<Receiver>), String> {
     if !spec.cwd.is_dir() {
         return Err(format!(
             "working directory `{}` does not exist",
             spec.cwd.display()
         ));
     }
+    let (outputs, merged) = match spec.merge_stderr {
+        true => {
+            let (stdout, stderr, receiver) = shared_pipe()?;
+            (Some([stdout, stderr]), Some(receiver))
+        }
+        false => (None, None),
+    };
+    // Our own children are listed before a sweep may look at them.
+    let mut own = reaper::own();
+    let spawned = match sandboxed {
+        Some(s) if launchable(spec, prepared) => {
+            spawn_launched(spec, prepared, s, outputs).map(Spawned::Raw)
+        }
+        _ => spawn_command(spec, prepared, sandboxed, outputs).map(Spawned::Tokio),
+    }
+    .map_err(|e| {
+        let program = spec.program.to_string_lossy();
+        if e.kind() == std::io::ErrorKind::NotFound {
+            format!("`{program}` not found")
+        } else {
+            let place = if sandboxed.is_some() {
+                " (in the sandbox)"
+            } else {
+                ""
+            };
+            format!("`{program}`: {e}{place}")
+        }
+    })?;
+    own.extend(spawned.id().and_then(|p| i32::try_from(p).ok()));
+    Ok((spawned, merged))
+}
+
+/// Whether the sandboxed child can be started by our own clone: its program is named by a
+/// path (a bare name is left to std's `PATH` search), and the kernel has pidfds (Linux 5.2),
+/// as every kernel with Landlock (5.13) has; a best-effort sandbox without Landlock forks.
+fn launchable(spec: &ExecSpec, prepared: Option<&Prepared>) -> bool {
+    (prepared.is_some() || spec.program.as_bytes().contains(&b'/'))
+        && crate::sandbox::landlock_abi() > 0
+}
+
+/// Starts the child through std (tokio): `outputs` are the write ends for stdout and stderr
+/// when they share a pipe.
+fn spawn_command(
+    spec: &ExecSpec,
+    prepared: Option<&Prepared>,
+    sandboxed: Option<&Arc<Sandboxed>>,
+    outputs: Option<[OwnedFd; 2]>,
+) -> std::io::Result<Child> {
     // An absolute program, no `pre_exec` and the group set through spawn attributes let std
     // use posix_spawn (vfork) instead of fork.
     #[expect(clippy::disallowed_methods, reason = "this is the one spawn function")]
@@ -258,48 +310,85 @@ fn spawn(
             Stdin::Null => Stdio::null(),
             Stdin::Bytes(_) => Stdio::piped(),
         });
-    let merged = if spec.merge_stderr {
-        let (stdout, stderr, receiver) = shared_pipe()?;
-        cmd.stdout(stdout).stderr(stderr);
-        Some(receiver)
-    } else {
-        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-        None
+    match outputs {
+        Some([stdout, stderr]) => cmd.stdout(stdout).stderr(stderr),
+        None => cmd.stdout(Stdio::piped()).stderr(Stdio::piped()),
     };
     // `cmd` (and with it our copies of the write ends) is dropped by the spawn, so the reader
     // sees end of file once the child's group closes them.
-    let mut own = reaper::own();
-    let child = crate::sandbox::spawn(cmd, sandboxed).map_err(|e| {
-        let program = spec.program.to_string_lossy();
-        if e.kind() == std::io::ErrorKind::NotFound {
-            format!("`{program}` not found")
-        } else {
-            let place = if sandboxed.is_some() {
-                " (in the sandbox)"
-            } else {
-                ""
-            };
-            format!("`{program}`: {e}{place}")
+    crate::sandbox::spawn(cmd, sandboxed)
+}
+
+/// Starts the sandboxed child by our own clone, which copies no page tables (see
+/// `sandbox/launch.rs`); the same child as [`spawn_command`] would start.
+fn spawn_launched(
+    spec: &ExecSpec,
+    prepared: Option<&Prepared>,
+    sandboxed: &Arc<Sandboxed>,
+    outputs: Option<[OwnedFd; 2]>,
+) -> std::io::Result<RawChild> {
+    let (stdin, our_stdin) = match spec.stdin {
+        Stdin::Null => (OwnedFd::from(std::fs::File::open("/dev/null")?), None),
+        Stdin::Bytes(_) => {
+            let (read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+            (read, Some(Sender::from_owned_fd(write)?))
         }
-    })?;
-    own.extend(child.id().and_then(|p| i32::try_from(p).ok()));
-    Ok((child, merged))
+    };
+    let (stdout, stderr, our_stdout, our_stderr) = match outputs {
+        Some([stdout, stderr]) => (stdout, stderr, None, None),
+        None => {
+            let (out_read, out_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+            let (err_read, err_write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?;
+            (
+                out_write,
+                err_write,
+                Some(Receiver::from_owned_fd(out_read)?),
+                Some(Receiver::from_owned_fd(err_read)?),
+            )
+        }
+    };
+    let stdio = [stdin, stdout, stderr];
+    let launch = match prepared {
+        Some(p) => Launch::new(
+            p.program.as_os_str(),
+            std::iter::once(p.arg0.as_os_str()).chain(p.args.iter().map(OsString::as_os_str)),
+            p.env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
+            &spec.cwd,
+            stdio,
+        )?,
+        None => {
+            let env = direct::merged_env(spec.base_env.as_deref(), &spec.env);
+            Launch::new(
+                &spec.program,
+                std::iter::once(spec.program.as_os_str())
+                    .chain(spec.args.iter().map(OsString::as_os_str)),
+                env.iter().map(|(k, v)| (k.as_os_str(), v.as_os_str())),
+                &spec.cwd,
+                stdio,
+            )?
+        }
+    };
+    // The launch (holding the child's ends of its pipes) is gone once the child started.
+    let (pid, pidfd) = crate::sandbox::launch(launch, sandboxed)?;
+    let mut child = RawChild::new(pid, pidfd)?;
+    child.stdin = our_stdin;
+    child.stdout = our_stdout;
+    child.stderr = our_stderr;
+    Ok(child)
 }
 
 /// One pipe whose write end serves as both stdout and stderr. Close-on-exec, so children
 /// spawned concurrently by other runs never inherit it (which would hold it open).
-fn shared_pipe() -> Result<(Stdio, Stdio, Receiver), String> {
+fn shared_pipe() -> Result<(OwnedFd, OwnedFd, Receiver), String> {
     let fail = |e: &dyn std::fmt::Display| format!("cannot create the output pipe: {e}");
     let (read, write) =
         rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC).map_err(|e| fail(&e))?;
     let write2 = write.try_clone().map_err(|e| fail(&e))?;
     let receiver = Receiver::from_owned_fd(read).map_err(|e| fail(&e))?;
-    Ok((Stdio::from(write), Stdio::from(write2), receiver))
+    Ok((write, write2, receiver))
 }
 
-type Reader = Pin<Box<dyn AsyncRead + Send>>;
-
-async fn write_stdin(stdin: Option<ChildStdin>, bytes: Option<Arc<[u8]>>) {
+async fn write_stdin(stdin: Option<Writer>, bytes: Option<Arc<[u8]>>) {
     if let (Some(mut stdin), Some(bytes)) = (stdin, bytes) {
         // A child that never reads stdin, or exits early, makes this fail: that is its choice.
         let _ = stdin.write_all(&bytes).await;
@@ -341,22 +430,22 @@ fn record_status(record: &mut ExecRecord, status: ExitStatus) {
 
 async fn supervise(
     spec: &ExecSpec,
-    child: &mut Child,
+    child: &mut Spawned,
     merged: Option<Receiver>,
     record: &mut ExecRecord,
 ) {
     let pid = record.pid;
     let mut stdout: Option<Reader> = match merged {
         Some(receiver) => Some(Box::pin(receiver)),
-        None => child.stdout.take().map(|s| Box::pin(s) as Reader),
+        None => child.take_stdout(),
     };
-    let mut stderr: Option<Reader> = child.stderr.take().map(|s| Box::pin(s) as Reader);
+    let mut stderr: Option<Reader> = child.take_stderr();
     let mut spooler = spec.spool.as_ref().map(Spooler::new);
     let stdin_bytes = match &spec.stdin {
         Stdin::Bytes(b) => Some(Arc::clone(b)),
         Stdin::Null => None,
     };
-    let mut writer = pin!(write_stdin(child.stdin.take(), stdin_bytes));
+    let mut writer = pin!(write_stdin(child.take_stdin(), stdin_bytes));
     let mut writer_done = false;
 
     let far = TokioInstant::now() + Duration::from_secs(60 * 60 * 24 * 365);

@@ -248,3 +248,163 @@ async fn sandboxed_children_start_in_its_pids_cgroup_which_goes_with_the_sandbox
     drop(sandbox);
     assert!(!dirs[0].exists(), "{} is left behind", dirs[0].display());
 }
+
+/// Runs `program args` in `sandbox` (or not) with `stdin`, from `w.home`.
+async fn run_in(
+    w: &World,
+    sandbox: Option<&Arc<Sandbox>>,
+    program: &str,
+    args: &[&str],
+    configure: impl FnOnce(&mut ExecSpec),
+) -> ExecRecord {
+    let mut spec = ExecSpec::new(program, &w.home);
+    spec.args = args.iter().map(Into::into).collect();
+    spec.timeout = Some(std::time::Duration::from_secs(20));
+    spec.sandbox = sandbox.map(Arc::clone);
+    configure(&mut spec);
+    tether_exec::run(spec).await
+}
+
+/// The children of this test process (every thread's), zombies included.
+fn children() -> Vec<String> {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .flat_map(|task| {
+            let list = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            list.split_whitespace()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_sandboxed_program_that_cannot_start_is_reported_and_leaves_nothing_running() {
+    let w = world();
+    std::fs::create_dir_all(&w.allowed).unwrap();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    let missing = w.home.join("no-such-hook");
+    let r = run_in(&w, Some(&sandbox), missing.to_str().unwrap(), &[], |_| {}).await;
+    let error = r.spawn_error.clone().unwrap_or_default();
+    assert!(error.contains("not found"), "{r:?}");
+    assert_eq!((r.pid, r.exit_code), (None, None), "{r:?}");
+
+    let script = w.allowed.join("not-executable.sh");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    let r = run_in(&w, Some(&sandbox), script.to_str().unwrap(), &[], |_| {}).await;
+    let error = r.spawn_error.clone().unwrap_or_default();
+    assert!(
+        error.contains("Permission denied") && error.contains("in the sandbox"),
+        "{r:?}"
+    );
+
+    let r = run_in(&w, Some(&sandbox), "/bin/sh", &["-c", "true"], |s| {
+        s.cwd = w.home.join("gone");
+    })
+    .await;
+    let error = r.spawn_error.clone().unwrap_or_default();
+    assert!(error.contains("does not exist"), "{r:?}");
+    assert_eq!(
+        children(),
+        Vec::<String>::new(),
+        "no child left, not even a zombie"
+    );
+
+    // The sandbox still starts what it can start.
+    let r = run_in(&w, Some(&sandbox), "/bin/sh", &["-c", "echo ok"], |_| {}).await;
+    assert_eq!(
+        (r.exit_code, r.stdout.lossy().trim()),
+        (Some(0), "ok"),
+        "{r:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_sandboxed_child_gets_its_stdin_output_status_group_and_default_signals() {
+    let w = world();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    // The shell reports its group, echoes stdin to stdout, writes to stderr and ends with an
+    // exit code of its choosing.
+    let script = r#"
+        echo "pgid $(cut -d' ' -f5 /proc/$$/stat) pid $$"
+        cat
+        echo oops >&2
+        exit 7
+    "#;
+    let mut signals = Vec::new();
+    for sandboxed in [None, Some(&sandbox)] {
+        let r = run_in(&w, sandboxed, "/bin/sh", &["-c", script], |s| {
+            s.stdin = tether_exec::Stdin::Bytes(b"from stdin\n".to_vec().into());
+        })
+        .await;
+        assert_eq!(r.exit_code, Some(7), "{r:?}");
+        assert_eq!(r.stderr.lossy(), "oops\n", "{r:?}");
+        let pid = r.pid.unwrap().to_string();
+        assert_eq!(
+            r.stdout.lossy(),
+            format!("pgid {pid} pid {pid}\nfrom stdin\n"),
+            "its own group, then stdin"
+        );
+        // The signal state a program starts with, as the kernel sees it.
+        let status = "/proc/self/status";
+        let r = run_in(
+            &w,
+            sandboxed,
+            "/bin/grep",
+            &["-E", "^Sig(Blk|Ign)", status],
+            |_| {},
+        )
+        .await;
+        assert_eq!(r.exit_code, Some(0), "{r:?}");
+        let mask = |name: &str| {
+            let out = r.stdout.lossy();
+            let line = out
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap()
+                .to_owned();
+            u64::from_str_radix(line.rsplit('\t').next().unwrap(), 16).unwrap()
+        };
+        // glibc's own signals (32, 33) are glibc's business; the standard ones are compared.
+        signals.push((mask("SigBlk"), mask("SigIgn") & 0x7fff_ffff));
+    }
+    assert_eq!(signals[0], signals[1], "the same signal state");
+    let (blocked, ignored) = signals[1];
+    assert_eq!(blocked, 0, "nothing blocked");
+    assert_eq!(ignored & (1 << (SIGPIPE - 1)), 0, "SIGPIPE at its default");
+
+    // Killed by a signal, and killed at its timeout with its group.
+    let r = run_in(&w, Some(&sandbox), "/bin/sh", &["-c", "kill -9 $$"], |_| {}).await;
+    assert_eq!((r.exit_code, r.signal), (None, Some(9)), "{r:?}");
+    let started = std::time::Instant::now();
+    let r = run_in(
+        &w,
+        Some(&sandbox),
+        "/bin/sh",
+        &["-c", "sleep 30 & sleep 30"],
+        |s| {
+            s.timeout = Some(std::time::Duration::from_millis(300));
+        },
+    )
+    .await;
+    assert!(r.timed_out && r.signal == Some(9), "{r:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+}
+
+const SIGPIPE: u32 = 13;
+
+#[tokio::test]
+async fn a_program_named_without_a_path_is_sandboxed_too() {
+    let w = world();
+    let sandbox = Arc::new(Sandbox::new(policy(&w, Network::Off)));
+    let key = w.home.join(".ssh/id_ed25519");
+    let key = key.to_str().unwrap();
+    let r = run_in(&w, Some(&sandbox), "cat", &[key], |_| {}).await;
+    assert_eq!(r.exit_code, Some(1), "{r:?}");
+    assert!(r.stderr.lossy().contains("Permission denied"), "{r:?}");
+    assert_eq!(r.stdout.lossy(), "");
+
+    let r = run_in(&w, None, "cat", &[key], |_| {}).await;
+    assert_eq!(r.stdout.lossy(), "PRIVATE KEY", "{r:?}");
+}

@@ -1,7 +1,8 @@
-//! What the child does between fork and exec: raw system calls on data prepared before the
-//! fork, nothing that allocates or takes a lock (the parent has other threads).
+//! What the child does between its start and exec: raw system calls on data prepared before,
+//! nothing that allocates or takes a lock (the parent has other threads, and a child started
+//! by `launch.rs` shares the parent's memory).
 
-#![allow(unsafe_code, reason = "system calls in the forked child, before exec")]
+#![allow(unsafe_code, reason = "system calls in the child, before exec")]
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
@@ -126,7 +127,7 @@ impl Applied {
         }
     }
 
-    /// Runs in the forked child. Async-signal-safe: system calls on prepared data only.
+    /// Runs in the child. Async-signal-safe: system calls on prepared data only.
     pub(crate) fn apply(&self) -> io::Result<()> {
         fn check(r: libc::c_long) -> io::Result<()> {
             if r < 0 {

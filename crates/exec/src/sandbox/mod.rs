@@ -9,18 +9,22 @@
 //! cgroup for processes (`RLIMIT_NPROC` does not bind root).
 //!
 //! The rules are prepared once per sandbox (the walk around denied paths opens a few hundred
-//! files) and applied in the child between fork and exec with raw system calls only.
+//! files) and applied in the child between its start and exec with raw system calls only. A
+//! run's child is started sharing our memory, not forked (`launch.rs`); a long-lived service's
+//! is forked by std (`pre_exec`), once per session.
 //! `Enforce` fails a run whose sandbox the kernel cannot provide, naming what is missing;
 //! `BestEffort` applies what the kernel offers and says so in [`Sandbox::describe`].
 
 mod cgroup;
 mod child;
+mod launch;
 mod rules;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use child::Applied;
+pub(crate) use launch::Launch;
 
 /// How strictly a sandbox is required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,6 +137,21 @@ pub(crate) fn spawn(
         }
         None => cmd.spawn(),
     }
+}
+
+/// Starts `launch` inside the sandbox (see `launch.rs`): on the thread inside the pids cgroup
+/// when there is one, so the child starts there without a migration.
+pub(crate) fn launch(
+    launch: Launch,
+    sandboxed: &Arc<Prepared>,
+) -> std::io::Result<(i32, std::os::fd::OwnedFd)> {
+    let Some(spawner) = sandboxed.cgroup.as_ref().and_then(cgroup::Cgroup::spawner) else {
+        return launch::start(&launch, &sandboxed.applied);
+    };
+    let s = Arc::clone(sandboxed);
+    spawner
+        .run(move || launch::start(&launch, &s.applied))
+        .unwrap_or_else(|| Err(std::io::Error::other("the sandbox's spawner thread ended")))
 }
 
 impl Prepared {
