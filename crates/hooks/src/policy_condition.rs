@@ -22,6 +22,7 @@ use std::borrow::Cow;
 use cedar_policy::{
     ActionConstraint, Effect, EntityUid, Policy, PrincipalConstraint, ResourceConstraint,
 };
+use memchr::memmem::Finder;
 use serde_json::{Map, Value};
 
 /// An entity reference: its type (`Tool`, `Ns::Tool`) and id.
@@ -96,36 +97,60 @@ enum Binary {
     ContainsAny,
 }
 
-/// A `like` pattern: the literal text between its wildcards.
+/// A `like` pattern: the literal text between its wildcards. Matching works on bytes: a valid
+/// UTF-8 needle only matches a valid UTF-8 text at character boundaries, as Cedar's
+/// character-wise matching does.
 #[derive(Debug)]
 struct Pattern {
-    /// `parts[0]` anchors the start; with a wildcard, the last part anchors the end.
-    parts: Vec<String>,
+    /// Without a wildcard, the whole text; else what the text starts with.
+    first: String,
+    /// The non-empty parts between wildcards, found leftmost in order.
+    middle: Vec<Finder<'static>>,
+    /// What the text ends with, after the last wildcard.
+    last: String,
     wildcard: bool,
 }
 
 impl Pattern {
-    fn matches(&self, text: &str) -> bool {
-        let (Some(first), Some(last)) = (self.parts.first(), self.parts.last()) else {
-            return text.is_empty();
+    fn new(mut parts: Vec<String>) -> Self {
+        let wildcard = parts.len() > 1;
+        let last = if wildcard {
+            parts.pop().unwrap_or_default()
+        } else {
+            String::new()
         };
+        let mut parts = parts.into_iter();
+        let first = parts.next().unwrap_or_default();
+        let middle = parts
+            .filter(|p| !p.is_empty())
+            .map(|p| Finder::new(p.as_bytes()).into_owned())
+            .collect();
+        Self {
+            first,
+            middle,
+            last,
+            wildcard,
+        }
+    }
+
+    fn matches(&self, text: &str) -> bool {
         if !self.wildcard {
-            return text == first;
+            return text == self.first;
         }
-        if text.len() < first.len() + last.len() || !text.starts_with(first.as_str()) {
+        let text = text.as_bytes();
+        let (first, last) = (self.first.as_bytes(), self.last.as_bytes());
+        if text.len() < first.len() + last.len()
+            || (!first.is_empty() && !text.starts_with(first))
+            || (!last.is_empty() && !text.ends_with(last))
+        {
             return false;
         }
-        if !text.ends_with(last.as_str()) {
-            return false;
-        }
-        // Both ends matched at character boundaries; the middle parts match leftmost, in order.
         let Some(mut rest) = text.get(first.len()..text.len() - last.len()) else {
             return false;
         };
-        let middle = self.parts.get(1..self.parts.len() - 1).unwrap_or_default();
-        for part in middle {
-            match rest.find(part.as_str()) {
-                Some(at) => rest = rest.get(at + part.len()..).unwrap_or_default(),
+        for part in &self.middle {
+            match part.find(rest) {
+                Some(at) => rest = rest.get(at + part.needle().len()..).unwrap_or_default(),
                 None => return false,
             }
         }
@@ -133,21 +158,60 @@ impl Pattern {
     }
 }
 
+/// An attribute of the context record, resolved at load.
+#[derive(Debug, Clone, Copy)]
+enum Field {
+    ToolInput,
+    SessionId,
+    Cwd,
+    Agent,
+    Safety,
+    Prompt,
+}
+
+impl Field {
+    fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "tool_input" => Self::ToolInput,
+            "session_id" => Self::SessionId,
+            "cwd" => Self::Cwd,
+            "agent" => Self::Agent,
+            "safety" => Self::Safety,
+            "prompt" => Self::Prompt,
+            _ => return None,
+        })
+    }
+
+    fn get<'a>(self, call: &Call<'a>) -> Option<Val<'a>> {
+        let text = |s: &'a str| Some(Val::Str(Cow::Borrowed(s)));
+        match self {
+            Self::ToolInput => Some(Val::Record(Rec::Json(call.tool_input))),
+            Self::SessionId => text(call.session_id),
+            Self::Cwd => text(call.cwd),
+            Self::Agent => text(call.agent),
+            Self::Safety => text(call.safety),
+            Self::Prompt => call.prompt.and_then(text),
+        }
+    }
+}
+
 #[derive(Debug)]
 enum Expr {
     Lit(Lit),
     Var(Var),
-    Not(Box<Expr>),
-    IsEmpty(Box<Expr>),
-    And(Box<(Expr, Expr)>),
-    Or(Box<(Expr, Expr)>),
-    If(Box<(Expr, Expr, Expr)>),
-    Binary(Binary, Box<(Expr, Expr)>),
-    Attr(Box<Expr>, String),
-    Has(Box<Expr>, String),
-    Like(Box<Expr>, Pattern),
-    Is(Box<Expr>, String),
-    Set(Vec<Expr>),
+    Not(Box<Self>),
+    IsEmpty(Box<Self>),
+    And(Box<(Self, Self)>),
+    Or(Box<(Self, Self)>),
+    If(Box<(Self, Self, Self)>),
+    Binary(Binary, Box<(Self, Self)>),
+    Attr(Box<Self>, String),
+    /// `context.FIELD`.
+    Context(Field),
+    Has(Box<Self>, String),
+    Like(Box<Self>, Pattern),
+    Is(Box<Self>, String),
+    Set(Vec<Self>),
 }
 
 /// A policy compiled for the fast path.
@@ -245,18 +309,9 @@ const CONTEXT_KEYS: [&str; 6] = [
 
 impl<'a> Rec<'a> {
     fn get(self, key: &str, call: &Call<'a>) -> Option<Val<'a>> {
-        let text = |s: &'a str| Some(Val::Str(Cow::Borrowed(s)));
         match self {
             Self::Json(m) => m.get(key).and_then(json),
-            Self::Context => match key {
-                "tool_input" => Some(Val::Record(Self::Json(call.tool_input))),
-                "session_id" => text(call.session_id),
-                "cwd" => text(call.cwd),
-                "agent" => text(call.agent),
-                "safety" => text(call.safety),
-                "prompt" => call.prompt.and_then(text),
-                _ => None,
-            },
+            Self::Context => Field::of(key)?.get(call),
         }
     }
 
@@ -353,6 +408,7 @@ impl Expr {
                 let (a, b) = (pair.0.eval(call)?, pair.1.eval(call)?);
                 Val::Bool(binary(*op, &a, &b, call)?)
             }
+            Self::Context(field) => field.get(call).ok_or(Fault)?,
             Self::Attr(e, attr) => match e.eval(call)? {
                 Val::Record(rec) => rec.get(attr, call).ok_or(Fault)?,
                 // An entity has no data here; any other value has no attributes.
@@ -515,8 +571,7 @@ fn pattern(v: &Value) -> Option<Pattern> {
             parts.last_mut()?.push_str(elem.get("Literal")?.as_str()?);
         }
     }
-    let wildcard = parts.len() > 1;
-    Some(Pattern { parts, wildcard })
+    Some(Pattern::new(parts))
 }
 
 fn compile_expr(v: &Value) -> Option<Expr> {
@@ -557,7 +612,13 @@ fn compile_expr(v: &Value) -> Option<Expr> {
         "contains" => binary(Binary::Contains),
         "containsAll" => binary(Binary::ContainsAll),
         "containsAny" => binary(Binary::ContainsAny),
-        "." => Some(Expr::Attr(arg("left")?, attr()?)),
+        "." => {
+            let (left, attr) = (arg("left")?, attr()?);
+            Some(match (&*left, Field::of(&attr)) {
+                (Expr::Var(Var::Context), Some(field)) => Expr::Context(field),
+                _ => Expr::Attr(left, attr),
+            })
+        }
         // `has a.b` (a list of attributes) is left to Cedar.
         "has" => Some(Expr::Has(arg("left")?, attr()?)),
         "like" => Some(Expr::Like(arg("left")?, pattern(body.get("pattern")?)?)),
