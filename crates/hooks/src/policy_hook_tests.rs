@@ -524,3 +524,60 @@ fn the_fast_path_answers_exactly_as_cedar_on_generated_policies() {
     assert!(compiled < total, "no policy was left to Cedar");
     assert!(applied > 1000, "{applied} decisions had an opinion");
 }
+
+#[test]
+fn a_forbid_left_to_cedar_beats_a_compiled_permit_in_the_same_bucket() {
+    let h = compile_with(
+        r#"
+        @id("ok") permit(principal, action, resource == Tool::"shell");
+        @id("sum") @reason("too many") forbid(principal, action, resource == Tool::"shell")
+          when { context.tool_input has n && context.tool_input.n + 1 > 3 };
+        "#,
+        "balanced",
+    );
+    let compiled: Vec<bool> = h.entries.iter().map(|e| e.compiled.is_some()).collect();
+    assert_eq!(compiled, [true, false]);
+    let a = h.decide(HookEvent::PreToolUse, &call("shell", json!({"n": 5})));
+    assert_eq!(decision(&a), ("deny".to_owned(), "too many".to_owned()));
+    assert_eq!(a.policies, ["sum"]);
+    let a = h.decide(HookEvent::PreToolUse, &call("shell", json!({"n": 1})));
+    assert_eq!(decision(&a).0, "allow");
+    assert_eq!(a.policies, ["ok"]);
+}
+
+/// Every string of `alphabet` up to `len` characters.
+fn strings(alphabet: &[&str], len: usize) -> Vec<String> {
+    let mut all = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..len {
+        last = last
+            .iter()
+            .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all
+}
+
+#[test]
+fn like_matches_exactly_as_cedar_on_every_short_pattern() {
+    let patterns = strings(&["a", "b", "*"], 4);
+    let mut text = String::new();
+    for (i, p) in patterns.iter().enumerate() {
+        text.push_str(&format!(
+            "@id(\"{i}\") forbid(principal, action, resource) when {{ context.tool_input.cmd like \"{p}\" }};\n"
+        ));
+    }
+    let fast = compile_with(&text, "balanced");
+    assert!(fast.entries.iter().all(|e| e.compiled.is_some()));
+    let cedar = compile_with(&text, "balanced").cedar_only();
+    let mut matched = 0;
+    for cmd in strings(&["a", "b", "é"], 4) {
+        let input = call("shell", json!({ "cmd": cmd }));
+        let a = fast.decide(HookEvent::PreToolUse, &input);
+        let b = cedar.decide(HookEvent::PreToolUse, &input);
+        assert_eq!(a.policies, b.policies, "{cmd:?}");
+        matched += a.policies.len();
+    }
+    assert!(matched > 1000, "{matched}");
+}
