@@ -30,7 +30,7 @@ pub(crate) enum Handler {
     Evaluator(EvaluatorHook, Arc<dyn ModelRunner>),
     Http(HttpHook),
     Mcp(McpHook),
-    Policy(PolicyHook),
+    Policy(Box<PolicyHook>),
     Unavailable(String),
 }
 
@@ -168,7 +168,7 @@ pub(crate) fn compile(
             )),
         },
         HookKind::Policy(p) => match PolicyHook::compile(p, &opts.safety) {
-            Ok(hook) => Handler::Policy(hook),
+            Ok(hook) => Handler::Policy(Box::new(hook)),
             Err(e) => {
                 return Err(Box::new(Diagnostic::new(
                     spec.origin.clone(),

@@ -20,6 +20,7 @@ mod model_hook;
 mod observer;
 pub mod output_parser;
 mod persistent;
+mod policy_condition;
 mod policy_hook;
 mod policy_scope;
 mod registry;

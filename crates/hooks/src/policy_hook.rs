@@ -12,36 +12,59 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::Arc;
 
 use cedar_policy::{
     Authorizer, Context, Decision as CedarDecision, Entities, EntityId, EntityTypeName, EntityUid,
-    PolicyId, PolicySet, Request, RestrictedExpression,
+    Policy, PolicyId, PolicySet, Request, RestrictedExpression,
 };
 use serde_json::{Map, Value};
 use tether_config::{POLICY_EVENTS, PolicyHook as PolicyConfig};
 use tether_protocol::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 
+use crate::policy_condition::{Call, Compiled};
 use crate::policy_scope::ScopeIndex;
 use crate::result::Outcome;
 
-/// What a decision shows of a policy, looked up once at load.
+/// A policy as decisions show it, looked up once at load.
 #[derive(Debug)]
-struct PolicyMeta {
-    /// Its place in the policy text, so determining policies are listed in file order.
-    order: usize,
+struct Entry {
     /// Its `@id` annotation, else Cedar's id.
     id: String,
     /// Its `@reason` annotation, else `id`.
     reason: String,
+    /// Its compiled form, when its condition is within the fast path's subset.
+    compiled: Option<Compiled>,
+}
+
+/// The policies one decision evaluates.
+#[derive(Debug)]
+pub(crate) struct Bucket {
+    /// The compiled ones, as places in `PolicyHook::entries`, in file order.
+    fast: Vec<usize>,
+    /// The others, which Cedar decides.
+    cedar: PolicySet,
+}
+
+impl Bucket {
+    fn is_empty(&self) -> bool {
+        self.fast.is_empty() && self.cedar.is_empty()
+    }
+
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.fast.len() + self.cedar.policies().count()
+    }
 }
 
 /// A compiled policy hook.
 pub(crate) struct PolicyHook {
-    set: Arc<PolicySet>,
-    /// The policies by the requests their scope can match; `None`: evaluate the whole set.
-    index: Option<ScopeIndex>,
-    meta: HashMap<PolicyId, PolicyMeta>,
+    /// Every policy of the set, in file order.
+    entries: Vec<Entry>,
+    /// Cedar's id of each policy: its place in `entries`.
+    places: HashMap<PolicyId, usize>,
+    /// The policies by the requests their scope can match; `None`: evaluate `whole`.
+    index: Option<ScopeIndex<Bucket>>,
+    whole: Bucket,
     authorizer: Authorizer,
     entities: Entities,
     agent_type: EntityTypeName,
@@ -50,12 +73,14 @@ pub(crate) struct PolicyHook {
     /// `Action::"EVENT"` for each of `POLICY_EVENTS`, in its order.
     actions: Vec<EntityUid>,
     safety: String,
+    /// The tool input of a call without one.
+    no_input: Map<String, Value>,
 }
 
 impl std::fmt::Debug for PolicyHook {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PolicyHook")
-            .field("policies", &self.set.policies().count())
+            .field("policies", &self.entries.len())
             .field("indexed", &self.index.is_some())
             .finish_non_exhaustive()
     }
@@ -78,12 +103,14 @@ fn uid(ty: &EntityTypeName, id: &str) -> EntityUid {
 }
 
 /// Where a policy stands in its text: Cedar names parsed policies `policy0`, `policy1`, … in
-/// order; any other id sorts after them (by id, see `PolicyMeta::order`'s use).
-fn text_order(id: &PolicyId) -> usize {
-    AsRef::<str>::as_ref(id)
+/// order; any other id sorts after them, by id.
+fn text_order(id: &PolicyId) -> (usize, &str) {
+    let id: &str = id.as_ref();
+    let at = id
         .strip_prefix("policy")
         .and_then(|n| n.parse().ok())
-        .unwrap_or(usize::MAX)
+        .unwrap_or(usize::MAX);
+    (at, id)
 }
 
 impl PolicyHook {
@@ -93,10 +120,15 @@ impl PolicyHook {
             .iter()
             .map(|e| uid(&action_type, e.wire_name()))
             .collect();
-        let index = ScopeIndex::build(&config.set, |event| uid(&action_type, event.wire_name()))?;
-        let meta = config
-            .set
-            .policies()
+        let mut policies: Vec<&Policy> = config.set.policies().collect();
+        policies.sort_by(|a, b| text_order(a.id()).cmp(&text_order(b.id())));
+        let places: HashMap<PolicyId, usize> = policies
+            .iter()
+            .enumerate()
+            .map(|(at, p)| (p.id().clone(), at))
+            .collect();
+        let entries: Vec<Entry> = policies
+            .iter()
             .map(|p| {
                 let id = p
                     .annotation("id")
@@ -104,14 +136,42 @@ impl PolicyHook {
                 let reason = p
                     .annotation("reason")
                     .map_or_else(|| id.clone(), str::to_owned);
-                let order = text_order(p.id());
-                (p.id().clone(), PolicyMeta { order, id, reason })
+                let compiled = Compiled::compile(p);
+                Entry {
+                    id,
+                    reason,
+                    compiled,
+                }
             })
             .collect();
+        let bucket = |policies: Vec<&Policy>| {
+            let mut fast = Vec::new();
+            let mut cedar = Vec::new();
+            for p in policies {
+                match places.get(p.id()) {
+                    Some(&at) if entries.get(at).is_some_and(|e| e.compiled.is_some()) => {
+                        fast.push(at);
+                    }
+                    _ => cedar.push(p.clone()),
+                }
+            }
+            fast.sort_unstable();
+            let cedar = PolicySet::from_policies(cedar).map_err(|e| e.to_string())?;
+            Ok(Bucket { fast, cedar })
+        };
+        let index = ScopeIndex::build(
+            &config.set,
+            |event| uid(&action_type, event.wire_name()),
+            bucket,
+        )?;
         Ok(Self {
-            set: Arc::clone(&config.set),
+            entries,
+            places,
             index,
-            meta,
+            whole: Bucket {
+                fast: Vec::new(),
+                cedar: PolicySet::clone(&config.set),
+            },
             authorizer: Authorizer::new(),
             entities: Entities::empty(),
             agent_type: type_name("Agent")?,
@@ -119,12 +179,14 @@ impl PolicyHook {
             prompt_type: type_name("Prompt")?,
             actions,
             safety: safety.to_owned(),
+            no_input: Map::new(),
         })
     }
 
-    /// The same hook evaluating its whole set on every decision (what the index must equal).
+    /// The same hook deciding its whole set through Cedar alone, with neither the index nor
+    /// the compiled policies (what both must equal).
     #[cfg(test)]
-    pub(crate) fn without_index(mut self) -> Self {
+    pub(crate) fn cedar_only(mut self) -> Self {
         self.index = None;
         self
     }
@@ -159,62 +221,95 @@ impl PolicyHook {
     }
 
     fn try_decide(&self, event: HookEvent, input: &HookInput) -> Result<PolicyAnswer, String> {
-        let resource = if event == HookEvent::UserPromptSubmit {
-            uid(&self.prompt_type, "user")
+        let unsupported = || format!("policy hooks do not run on `{event}`");
+        let (resource_type, resource_id) = if event == HookEvent::UserPromptSubmit {
+            (&self.prompt_type, "user")
         } else if input.tool_qualified_name.is_empty() {
-            uid(&self.tool_type, &input.tool_name)
+            (&self.tool_type, input.tool_name.as_str())
         } else {
-            uid(&self.tool_type, &input.tool_qualified_name)
+            (&self.tool_type, input.tool_qualified_name.as_str())
         };
+        let resource = uid(resource_type, resource_id);
         let action = POLICY_EVENTS
             .iter()
             .position(|e| *e == event)
             .and_then(|at| self.actions.get(at))
-            .ok_or_else(|| format!("policy hooks do not run on `{event}`"))?;
-        let set = match &self.index {
-            Some(index) => index
-                .policies(event, &resource)
-                .ok_or_else(|| format!("policy hooks do not run on `{event}`"))?,
-            None => &self.set,
+            .ok_or_else(unsupported)?;
+        let bucket = match &self.index {
+            Some(index) => index.policies(event, &resource).ok_or_else(unsupported)?,
+            None => &self.whole,
         };
-        if set.is_empty() {
+        if bucket.is_empty() {
             // Nothing can apply: no need to build the request.
             return Ok(no_opinion());
         }
-        let request = Request::new(
-            uid(&self.agent_type, &input.agent_name),
-            action.clone(),
-            resource,
-            self.context(event, input)?,
-            None,
-        )
-        .map_err(|e| e.to_string())?;
-        let response = self.authorizer.is_authorized(&request, set, &self.entities);
-        let mut determining: Vec<(&PolicyId, Option<&PolicyMeta>)> = response
-            .diagnostics()
-            .reason()
-            .map(|id| (id, self.meta.get(id)))
-            .collect();
-        if determining.is_empty() {
-            // Cedar denies by default when nothing applies: here that is no opinion.
-            return Ok(no_opinion());
-        }
-        determining
-            .sort_by_key(|(id, m)| (m.map_or(usize::MAX, |m| m.order), AsRef::<str>::as_ref(*id)));
-        let policies: Vec<String> = determining
-            .iter()
-            .map(|(id, m)| m.map_or_else(|| id.to_string(), |m| m.id.clone()))
-            .collect();
-        let output = match response.decision() {
-            CedarDecision::Deny => {
-                let reasons: Vec<&str> = determining
-                    .iter()
-                    .zip(&policies)
-                    .map(|((_, m), id)| m.map_or(id.as_str(), |m| m.reason.as_str()))
-                    .collect();
-                deny(event, reasons.join("; "))
+        let mut forbids = Vec::new();
+        let mut permits = Vec::new();
+        if !bucket.fast.is_empty() {
+            let call = Call {
+                agent: &input.agent_name,
+                action: event.wire_name(),
+                resource: (resource_type.basename(), resource_id),
+                tool_input: input.tool_input.as_ref().unwrap_or(&self.no_input),
+                session_id: &input.session_id,
+                cwd: &input.cwd,
+                safety: &self.safety,
+                prompt: (event == HookEvent::UserPromptSubmit).then_some(input.prompt.as_str()),
+            };
+            for &at in &bucket.fast {
+                if let Some(p) = self.entries.get(at).and_then(|e| e.compiled.as_ref())
+                    && p.applies(&call)
+                {
+                    if p.is_forbid() {
+                        forbids.push(at);
+                    } else {
+                        permits.push(at);
+                    }
+                }
             }
-            CedarDecision::Allow => allow(event, &policies),
+        }
+        if !bucket.cedar.is_empty() {
+            let request = Request::new(
+                uid(&self.agent_type, &input.agent_name),
+                action.clone(),
+                resource,
+                self.context(event, input)?,
+                None,
+            )
+            .map_err(|e| e.to_string())?;
+            let response = self
+                .authorizer
+                .is_authorized(&request, &bucket.cedar, &self.entities);
+            // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
+            let applying = match response.decision() {
+                CedarDecision::Deny => &mut forbids,
+                CedarDecision::Allow => &mut permits,
+            };
+            for id in response.diagnostics().reason() {
+                let at = self
+                    .places
+                    .get(id)
+                    .ok_or_else(|| format!("policy `{id}` is not in the set"))?;
+                applying.push(*at);
+            }
+        }
+        let (deny, mut determining) = match (forbids.is_empty(), permits.is_empty()) {
+            (false, _) => (true, forbids),
+            (true, false) => (false, permits),
+            // Cedar denies by default when nothing applies: here that is no opinion.
+            (true, true) => return Ok(no_opinion()),
+        };
+        determining.sort_unstable();
+        let entries: Vec<&Entry> = determining
+            .iter()
+            .filter_map(|at| self.entries.get(*at))
+            .collect();
+        let policies: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
+        let output = if deny {
+            let reasons: Vec<&str> = entries.iter().map(|e| e.reason.as_str()).collect();
+            deny_output(event, reasons.join("; "))
+        } else {
+            allow(event, &policies)
         };
         Ok(PolicyAnswer {
             outcome: Outcome::ok(output),
@@ -230,7 +325,7 @@ fn no_opinion() -> PolicyAnswer {
     }
 }
 
-fn deny(event: HookEvent, reason: String) -> Option<HookOutput> {
+fn deny_output(event: HookEvent, reason: String) -> Option<HookOutput> {
     if event == HookEvent::UserPromptSubmit {
         return Some(HookOutput {
             decision: "block".to_owned(),

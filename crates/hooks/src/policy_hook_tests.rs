@@ -1,3 +1,5 @@
+use std::sync::Arc;
+
 use serde_json::json;
 
 use super::*;
@@ -246,7 +248,7 @@ fn the_scope_index_answers_exactly_as_the_whole_set_does() {
         for safety in ["balanced", "strict"] {
             let indexed = compile_with(text, safety);
             assert!(indexed.index.is_some(), "{name}: not indexed");
-            let whole = compile_with(text, safety).without_index();
+            let whole = compile_with(text, safety).cedar_only();
             let (mut deny, mut allow, mut none, mut forbid_over_permit) = (0, 0, 0, 0);
             for (event, input) in requests(1000) {
                 let a = indexed.decide(event, &input);
@@ -293,7 +295,7 @@ fn the_determining_policies_are_listed_in_file_order() {
     "#;
     for h in [
         compile_with(text, "balanced"),
-        compile_with(text, "balanced").without_index(),
+        compile_with(text, "balanced").cedar_only(),
     ] {
         let a = h.decide(HookEvent::PreToolUse, &call("shell", json!({})));
         assert_eq!(a.policies, ["b-first", "a-second"]);
@@ -308,8 +310,7 @@ fn a_shell_call_evaluates_only_the_shell_policies_of_its_event() {
     let h = compile_with(TEAM, "balanced");
     let index = h.index.as_ref().unwrap();
     let shell = uid(&h.tool_type, "shell");
-    let n =
-        |event, resource: &EntityUid| index.policies(event, resource).unwrap().policies().count();
+    let n = |event, resource: &EntityUid| index.policies(event, resource).unwrap().len();
     assert_eq!(n(HookEvent::PreToolUse, &shell), 47);
     assert_eq!(
         n(HookEvent::PreToolUse, &uid(&h.tool_type, "never_named")),
@@ -320,4 +321,263 @@ fn a_shell_call_evaluates_only_the_shell_policies_of_its_event() {
         5
     );
     assert!(index.policies(HookEvent::PostToolUse, &shell).is_none());
+}
+
+#[test]
+fn every_policy_of_the_team_file_takes_the_fast_path() {
+    let h = compile_with(TEAM, "balanced");
+    let slow: Vec<&str> = h
+        .entries
+        .iter()
+        .filter(|e| e.compiled.is_none())
+        .map(|e| e.id.as_str())
+        .collect();
+    assert!(slow.is_empty(), "left to Cedar: {slow:?}");
+}
+
+/// Values a generated condition compares: attributes of the input that hold each JSON type,
+/// attributes that are missing or `null`, the request's variables, and literals of each type.
+const OPERANDS: &[&str] = &[
+    "context.tool_input.cmd",
+    "context.tool_input.n",
+    "context.tool_input.ratio",
+    "context.tool_input.flag",
+    "context.tool_input.tags",
+    "context.tool_input.nested",
+    "context.tool_input.nested.ok",
+    "context.tool_input.gone",
+    "context.tool_input.missing",
+    "context.tool_input",
+    "context.safety",
+    "context.prompt",
+    "context",
+    "principal",
+    "action",
+    "resource",
+    "\"ab\"",
+    "\"0.5\"",
+    "3",
+    "-2",
+    "true",
+    "Tool::\"shell\"",
+    "Agent::\"root\"",
+    "[\"a\", \"b\"]",
+    "[3, \"a\"]",
+    "[Tool::\"shell\", Tool::\"fetch\"]",
+    "[]",
+    "{\"ok\": true}",
+];
+
+const PATTERNS: &[&str] = &[
+    "", "*", "a*", "*a", "*b*", "a*b", "ab", "*a*b*", "a**b", "*\\**", "é*", "*ab*ba*", "a*a",
+];
+
+const ATTRS: &[&str] = &["cmd", "n", "gone", "missing", "ok", "tool_input", "prompt"];
+
+fn condition(rng: &mut Lcg, depth: usize) -> String {
+    let operand = |rng: &mut Lcg| (*rng.pick(OPERANDS)).to_owned();
+    let kind = if depth == 0 {
+        rng.pick(&[0, 1, 2, 3, 4, 5, 6, 7, 8])
+    } else {
+        rng.pick(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
+    };
+    match kind {
+        0 => format!("{} == {}", operand(rng), operand(rng)),
+        1 => format!("{} != {}", operand(rng), operand(rng)),
+        2 => format!("{} like \"{}\"", operand(rng), rng.pick(PATTERNS)),
+        3 => format!("{} has {}", operand(rng), rng.pick(ATTRS)),
+        4 => format!(
+            "{}.{}({})",
+            operand(rng),
+            rng.pick(&["contains", "containsAll", "containsAny"]),
+            operand(rng)
+        ),
+        5 => format!(
+            "{} {} {}",
+            operand(rng),
+            rng.pick(&["<", "<=", ">", ">="]),
+            operand(rng)
+        ),
+        6 => format!("{} in {}", operand(rng), operand(rng)),
+        7 => format!(
+            "{} is {}",
+            operand(rng),
+            rng.pick(&["Tool", "Agent", "Prompt"])
+        ),
+        8 => match rng.pick(&[0, 1, 2]) {
+            0 => format!("{}.isEmpty()", operand(rng)),
+            1 => operand(rng),
+            _ => format!(
+                "context.tool_input has cmd && context.tool_input.cmd like \"{}\"",
+                rng.pick(PATTERNS)
+            ),
+        },
+        9 => format!("!({})", condition(rng, depth - 1)),
+        10 => format!(
+            "({}) && ({})",
+            condition(rng, depth - 1),
+            condition(rng, depth - 1)
+        ),
+        11 => format!(
+            "({}) || ({})",
+            condition(rng, depth - 1),
+            condition(rng, depth - 1)
+        ),
+        _ => format!(
+            "if {} then {} else {}",
+            condition(rng, depth - 1),
+            condition(rng, depth - 1),
+            condition(rng, depth - 1)
+        ),
+    }
+}
+
+fn generated_policies(rng: &mut Lcg, n: usize) -> String {
+    let principals = [
+        "principal",
+        "principal == Agent::\"root\"",
+        "principal is Agent",
+    ];
+    let actions = [
+        "action",
+        "action == Action::\"pre_tool_use\"",
+        "action in [Action::\"tool_guard\", Action::\"user_prompt_submit\"]",
+    ];
+    let resources = [
+        "resource",
+        "resource == Tool::\"shell\"",
+        "resource is Tool",
+        "resource is Tool in Tool::\"fetch\"",
+        "resource in Prompt::\"user\"",
+    ];
+    let mut text = String::new();
+    for i in 0..n {
+        let effect = rng.pick(&["permit", "forbid"]);
+        text.push_str(&format!(
+            "@id(\"g{i}\")\n{effect}({}, {}, {})\n{} {{ {} }}",
+            rng.pick(&principals),
+            rng.pick(&actions),
+            rng.pick(&resources),
+            rng.pick(&["when", "unless"]),
+            condition(rng, 2),
+        ));
+        if *rng.pick(&[false, false, true]) {
+            text.push_str(&format!(" when {{ {} }}", condition(rng, 1)));
+        }
+        text.push_str(";\n");
+    }
+    text
+}
+
+fn odd_inputs() -> Vec<serde_json::Value> {
+    let texts = [
+        "", "a", "ab", "ba", "aab", "abba", "a*b", "é", "éab", "b*a", "aXbXa",
+    ];
+    let mut inputs: Vec<serde_json::Value> = texts
+        .iter()
+        .map(|t| {
+            json!({"cmd": t, "n": t.len(), "ratio": 0.5, "flag": t.is_empty(), "gone": null,
+                   "tags": ["a", null, 3], "nested": {"ok": !t.is_empty(), "gone": null}})
+        })
+        .collect();
+    inputs.extend([
+        json!({}),
+        json!({"cmd": 3, "n": "3", "tags": "a", "nested": ["ok"], "flag": "true"}),
+        json!({"cmd": null, "n": -2, "tags": [], "nested": {}, "ratio": 18446744073709551615u64}),
+        json!({"tags": ["b", "a", "a"], "n": 3, "nested": {"ok": true}}),
+        json!({"tool_input": {"ok": true}, "prompt": "ab", "ok": true}),
+    ]);
+    inputs
+}
+
+#[test]
+fn the_fast_path_answers_exactly_as_cedar_on_generated_policies() {
+    let mut rng = Lcg(7);
+    let inputs = odd_inputs();
+    let tools = ["shell", "fetch", "read_file"];
+    let (mut compiled, mut total, mut applied) = (0, 0, 0);
+    for round in 0..40 {
+        let text = generated_policies(&mut rng, 25);
+        let fast = compile_with(&text, "ab");
+        compiled += fast.entries.iter().filter(|e| e.compiled.is_some()).count();
+        total += fast.entries.len();
+        let cedar = compile_with(&text, "ab").cedar_only();
+        for _ in 0..100 {
+            let tool = *rng.pick(&tools);
+            let mut input = call(tool, rng.pick(&inputs).clone());
+            input.agent_name = (*rng.pick(&["root", "intern"])).to_owned();
+            input.prompt = (*rng.pick(&["ab", "b"])).to_owned();
+            let event = *rng.pick(&POLICY_EVENTS);
+            let a = fast.decide(event, &input);
+            let b = cedar.decide(event, &input);
+            let at = format!(
+                "round {round}: {event} {} {:?}\n{text}",
+                input.tool_name, input.tool_input
+            );
+            assert_eq!(a.policies, b.policies, "{at}");
+            assert_eq!(a.outcome, b.outcome, "{at}");
+            applied += usize::from(!a.policies.is_empty());
+        }
+    }
+    // The comparison means something only if most policies were compiled and many applied.
+    assert!(compiled * 10 >= total * 7, "{compiled} of {total} compiled");
+    assert!(compiled < total, "no policy was left to Cedar");
+    assert!(applied > 1000, "{applied} decisions had an opinion");
+}
+
+#[test]
+fn a_forbid_left_to_cedar_beats_a_compiled_permit_in_the_same_bucket() {
+    let h = compile_with(
+        r#"
+        @id("ok") permit(principal, action, resource == Tool::"shell");
+        @id("sum") @reason("too many") forbid(principal, action, resource == Tool::"shell")
+          when { context.tool_input has n && context.tool_input.n + 1 > 3 };
+        "#,
+        "balanced",
+    );
+    let compiled: Vec<bool> = h.entries.iter().map(|e| e.compiled.is_some()).collect();
+    assert_eq!(compiled, [true, false]);
+    let a = h.decide(HookEvent::PreToolUse, &call("shell", json!({"n": 5})));
+    assert_eq!(decision(&a), ("deny".to_owned(), "too many".to_owned()));
+    assert_eq!(a.policies, ["sum"]);
+    let a = h.decide(HookEvent::PreToolUse, &call("shell", json!({"n": 1})));
+    assert_eq!(decision(&a).0, "allow");
+    assert_eq!(a.policies, ["ok"]);
+}
+
+/// Every string of `alphabet` up to `len` characters.
+fn strings(alphabet: &[&str], len: usize) -> Vec<String> {
+    let mut all = vec![String::new()];
+    let mut last = vec![String::new()];
+    for _ in 0..len {
+        last = last
+            .iter()
+            .flat_map(|s| alphabet.iter().map(move |c| format!("{s}{c}")))
+            .collect();
+        all.extend(last.iter().cloned());
+    }
+    all
+}
+
+#[test]
+fn like_matches_exactly_as_cedar_on_every_short_pattern() {
+    let patterns = strings(&["a", "b", "*"], 4);
+    let mut text = String::new();
+    for (i, p) in patterns.iter().enumerate() {
+        text.push_str(&format!(
+            "@id(\"{i}\") forbid(principal, action, resource) when {{ context.tool_input.cmd like \"{p}\" }};\n"
+        ));
+    }
+    let fast = compile_with(&text, "balanced");
+    assert!(fast.entries.iter().all(|e| e.compiled.is_some()));
+    let cedar = compile_with(&text, "balanced").cedar_only();
+    let mut matched = 0;
+    for cmd in strings(&["a", "b", "é"], 4) {
+        let input = call("shell", json!({ "cmd": cmd }));
+        let a = fast.decide(HookEvent::PreToolUse, &input);
+        let b = cedar.decide(HookEvent::PreToolUse, &input);
+        assert_eq!(a.policies, b.policies, "{cmd:?}");
+        matched += a.policies.len();
+    }
+    assert!(matched > 1000, "{matched}");
 }

@@ -20,17 +20,18 @@ use tether_protocol::HookEvent;
 
 /// The policies of one event, by resource.
 #[derive(Debug)]
-struct EventBuckets {
+struct EventBuckets<B> {
     /// For each resource some policy names: the policies that can match it.
-    by_resource: HashMap<EntityUid, PolicySet>,
+    by_resource: HashMap<EntityUid, B>,
     /// For any other resource: the policies that leave the resource open (or only typed).
-    other: PolicySet,
+    other: B,
 }
 
-/// The static policies of a set, bucketed by event (in `POLICY_EVENTS` order) and resource.
+/// The static policies of a set, bucketed by event (in `POLICY_EVENTS` order) and resource;
+/// a bucket is whatever the caller makes of its policies (see `ScopeIndex::build`).
 #[derive(Debug)]
-pub(crate) struct ScopeIndex {
-    events: Vec<EventBuckets>,
+pub(crate) struct ScopeIndex<B> {
+    events: Vec<EventBuckets<B>>,
 }
 
 /// The resource an indexed policy can match: any, or exactly this one.
@@ -57,16 +58,14 @@ fn action_matches(p: &Policy, action: &EntityUid) -> bool {
     }
 }
 
-fn set_of<'a>(policies: impl Iterator<Item = &'a Policy>) -> Result<PolicySet, String> {
-    PolicySet::from_policies(policies.cloned()).map_err(|e| e.to_string())
-}
-
-impl ScopeIndex {
-    /// The index of `set`; `None` when the set holds policies linked from templates, which the
-    /// index does not split (the whole set is evaluated then).
-    pub(crate) fn build(
-        set: &PolicySet,
+impl<B> ScopeIndex<B> {
+    /// The index of `set`, each bucket made by `bucket` from its policies (in no particular
+    /// order); `None` when the set holds policies linked from templates, which the index does
+    /// not split (the whole set is evaluated then).
+    pub(crate) fn build<'p>(
+        set: &'p PolicySet,
         action_uid: impl Fn(HookEvent) -> EntityUid,
+        bucket: impl Fn(Vec<&'p Policy>) -> Result<B, String>,
     ) -> Result<Option<Self>, String> {
         let policies: Vec<(&Policy, ResourceScope)> =
             set.policies().map(|p| (p, resource_scope(p))).collect();
@@ -98,11 +97,11 @@ impl ScopeIndex {
                     ResourceScope::Exactly(u) if u == uid => Some(*p),
                     _ => None,
                 });
-                by_resource.insert(uid.clone(), set_of(open().chain(exact))?);
+                by_resource.insert(uid.clone(), bucket(open().chain(exact).collect())?);
             }
             events.push(EventBuckets {
                 by_resource,
-                other: set_of(open())?,
+                other: bucket(open().collect())?,
             });
         }
         Ok(Some(Self { events }))
@@ -110,7 +109,7 @@ impl ScopeIndex {
 
     /// The policies that can apply to `event` on `resource`; `None` for an event policy hooks
     /// do not run on.
-    pub(crate) fn policies(&self, event: HookEvent, resource: &EntityUid) -> Option<&PolicySet> {
+    pub(crate) fn policies(&self, event: HookEvent, resource: &EntityUid) -> Option<&B> {
         let at = POLICY_EVENTS.iter().position(|e| *e == event)?;
         let buckets = self.events.get(at)?;
         Some(buckets.by_resource.get(resource).unwrap_or(&buckets.other))
