@@ -28,6 +28,19 @@ use clap::Parser;
 use crate::args::{Cli, Command, HooksCommand, McpCommand};
 use crate::common::UserError;
 
+/// Runs `future` as a task of the runtime's workers rather than on the thread blocked in
+/// `block_on`: a worker woken by I/O (a hook's answer on a pipe, a model's stream) then polls
+/// it at once, where the blocked thread would need a second wake-up for every event.
+async fn on_worker<T: Send + 'static>(
+    future: impl std::future::Future<Output = T> + Send + 'static,
+) -> T {
+    match tokio::spawn(future).await {
+        Ok(value) => value,
+        // A panic in the task is the command's panic, as if it had run here.
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
 /// Exit statuses (docs/cli.md).
 pub(crate) mod status {
     pub(crate) const OK: u8 = 0;
@@ -67,7 +80,7 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
-            Command::Run(args) => commands::run::run(args).await,
+            Command::Run(args) => on_worker(commands::run::run(args)).await,
             Command::Sessions(cmd) => commands::sessions::run(cmd),
             Command::Hooks(HooksCommand::Check(args)) => commands::hooks_check::run(args).await,
             Command::Hooks(HooksCommand::Fire(args)) => commands::hooks_fire::run(args).await,

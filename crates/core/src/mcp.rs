@@ -141,13 +141,15 @@ impl Runtime {
     /// server and background job. Call it once the runtime is done; servers are also killed if
     /// the runtime is dropped.
     pub async fn stop_servers(&self) {
-        let mut seen = BTreeSet::new();
-        let servers: Vec<&Arc<McpServer>> = self
-            .agents
-            .iter()
-            .flat_map(|a| a.toolbox.servers())
-            .filter(|s| seen.insert(Arc::as_ptr(s)))
-            .collect();
+        // The set of pointers is not `Send`: gone before the first await.
+        let servers: Vec<&Arc<McpServer>> = {
+            let mut seen = BTreeSet::new();
+            self.agents
+                .iter()
+                .flat_map(|a| a.toolbox.servers())
+                .filter(|s| seen.insert(Arc::as_ptr(s)))
+                .collect()
+        };
         futures::future::join_all(servers.iter().map(|s| s.stop())).await;
         self.stop_language_servers().await;
         let catalogs = self.agents.iter().flat_map(|a| a.toolbox.catalogs());

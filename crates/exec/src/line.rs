@@ -45,6 +45,8 @@ pub struct LineService {
     service: Service,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
+    /// The request line being written, kept to spare an allocation per call.
+    request: Vec<u8>,
     broken: bool,
 }
 
@@ -56,6 +58,7 @@ impl LineService {
             service,
             stdin: Some(stdin),
             stdout: BufReader::new(stdout),
+            request: Vec::new(),
             broken: false,
         })
     }
@@ -83,13 +86,14 @@ impl LineService {
             return Err(LineError::Unusable);
         }
         self.broken = true;
+        self.request.clear();
+        self.request.extend_from_slice(request);
+        self.request.push(b'\n');
         let exchange = async {
-            let mut buf = Vec::with_capacity(request.len() + 1);
-            buf.extend_from_slice(request);
-            buf.push(b'\n');
             let stdin = self.stdin.as_mut().ok_or(LineError::Unusable)?;
+            // One write: the line reaches the child whole, in one wake-up.
             stdin
-                .write_all(&buf)
+                .write_all(&self.request)
                 .await
                 .map_err(|e| LineError::Write(e.to_string()))?;
             read_line(&mut self.stdout, cap).await
@@ -240,6 +244,34 @@ mod tests {
             svc.call(b"x", SECOND, 10, None).await,
             Err(LineError::TooLong(10))
         );
+    }
+
+    #[tokio::test]
+    async fn stop_leaves_nothing_behind_not_even_what_left_the_group() {
+        let mut svc = LineService::spawn(&spec(
+            "setsid sleep 300 & echo $! >&2; while read l; do echo ok; done",
+        ))
+        .unwrap();
+        assert_eq!(svc.call(b"x", SECOND, 64, None).await.unwrap(), b"ok");
+        let mut escaped = String::new();
+        for _ in 0..100 {
+            escaped = svc.stderr_tail();
+            if !escaped.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let escaped: u32 = escaped.trim().parse().unwrap();
+        let alive = |pid: u32| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+                s.rsplit_once(") ")
+                    .is_some_and(|(_, r)| !r.starts_with('Z'))
+            })
+        };
+        assert!(alive(escaped));
+        let status = svc.stop(SECOND).await.unwrap();
+        assert!(status.success());
+        assert!(!alive(escaped), "{escaped} outlived the stop");
     }
 
     #[tokio::test]

@@ -68,6 +68,8 @@ pub struct Service {
     exited: Option<ExitStatus>,
     /// This service's [`crate::MARKER`] value, to find what it started when it stops.
     marker: OsString,
+    /// [`Self::stop`] swept what it left: dropping it has nothing more to do.
+    swept: bool,
     /// Kept for the child's lifetime: the sandbox's temporary directory and pids cgroup.
     _sandboxed: Option<Arc<Sandboxed>>,
 }
@@ -185,6 +187,7 @@ impl Service {
                 stderr_task,
                 exited: None,
                 marker,
+                swept: false,
                 _sandboxed: sandboxed,
             },
             stdin,
@@ -255,6 +258,7 @@ impl Service {
         // Whatever the leader did, its group goes too, and what left the group.
         reaper::released(self.pid());
         reaper::sweep(self.pid(), &self.marker).await;
+        self.swept = true;
         if let Some(task) = self.stderr_task.take() {
             let _ = tokio::time::timeout(grace, task).await;
         }
@@ -264,7 +268,9 @@ impl Service {
 
 impl Drop for Service {
     fn drop(&mut self) {
-        // After `stop` this finds nothing left.
+        if self.swept {
+            return;
+        }
         reaper::sweep_now(self.pgid, &self.marker);
         reaper::released(self.pid());
     }

@@ -22,16 +22,22 @@ use tokio_util::sync::CancellationToken;
 
 /// Answers by the shell command it is asked about; logs `PID EVENT` per line to `$PIDS`.
 const HOOK: &str = r#"#!/usr/bin/env python3
-import json, os, subprocess, sys, time
+import json, os, signal, subprocess, sys, time
+stubborn = False
 while True:
     line = sys.stdin.readline()
     if not line:
+        while stubborn:
+            time.sleep(1)
         break
     event = json.loads(line)
     with open(os.environ["PIDS"], "a") as f:
         f.write(f"{os.getpid()} {event['hook_event_name']}\n")
     cmd = (event.get("tool_input") or {}).get("cmd", "")
     answer = {}
+    if cmd == "stubborn":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        stubborn = True
     if cmd == "crash":
         sys.exit(3)
     if cmd == "hang":
@@ -279,6 +285,47 @@ async fn nothing_the_process_started_survives_its_session() {
         gone_within(other, Duration::from_secs(5)),
         "dropping the executor stops it"
     );
+    assert_eq!(
+        resources::wait_for_no_descendants(Duration::from_secs(5)),
+        []
+    );
+}
+
+#[tokio::test]
+async fn a_process_that_exits_at_end_of_input_is_stopped_without_waiting_out_the_grace() {
+    let f = Fixture::new("");
+    f.pre("ls").await;
+    let pid = f.log()[0].0;
+    let grace = Duration::from_secs(20);
+    let started = Instant::now();
+    f.exec.shutdown_session("s1", grace).await;
+    let took = started.elapsed();
+    assert!(took < grace / 2, "no fixed wait at session end: {took:?}");
+    assert!(!alive(pid), "{pid} survived");
+    assert_eq!(
+        resources::wait_for_no_descendants(Duration::from_secs(5)),
+        []
+    );
+}
+
+#[tokio::test]
+async fn a_process_deaf_to_end_of_input_and_term_is_killed_after_two_grace_periods() {
+    let f = Fixture::new("");
+    f.pre("stubborn").await;
+    let pid = f.log()[0].0;
+    let grace = Duration::from_millis(300);
+    let started = Instant::now();
+    f.exec.shutdown_session("s1", grace).await;
+    let took = started.elapsed();
+    assert!(
+        took >= 2 * grace,
+        "end of input, then TERM, each get the grace period: {took:?}"
+    );
+    assert!(
+        took < 2 * grace + Duration::from_secs(5),
+        "then KILL: {took:?}"
+    );
+    assert!(!alive(pid), "{pid} survived");
     assert_eq!(
         resources::wait_for_no_descendants(Duration::from_secs(5)),
         []
