@@ -111,11 +111,63 @@ fn marks(word: u64) -> u64 {
 /// writes rather than one per escape.
 const CHUNK: usize = 64 * 1024;
 
-/// Writes `text` as a JSON string, escaped exactly as serde_json escapes it.
+/// Strings at least this long are escaped in parts on several threads.
+const PARALLEL: usize = 1 << 20;
+/// At most this many parts.
+const MAX_PARTS: usize = 4;
+
+/// Writes `text` as a JSON string, escaped exactly as serde_json escapes it. A long string is
+/// cut into parts (anywhere: a byte that needs escaping is never inside a UTF-8 sequence):
+/// this thread escapes the first straight to `out` while others escape the rest into
+/// buffers, written after it.
 pub(crate) fn write_str(out: &mut impl Write, text: &str) -> io::Result<()> {
     let bytes = text.as_bytes();
+    out.write_all(b"\"")?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let parts = if bytes.len() < PARALLEL {
+        1
+    } else {
+        cores.min(MAX_PARTS)
+    };
+    if parts <= 1 {
+        escape_into(out, bytes)?;
+        return out.write_all(b"\"");
+    }
+    let size = bytes.len() / parts;
+    std::thread::scope(|scope| {
+        let mut later = Vec::with_capacity(parts - 1);
+        for part in 1..parts {
+            let end = if part + 1 == parts {
+                bytes.len()
+            } else {
+                (part + 1) * size
+            };
+            let slice = &bytes[part * size..end];
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
+                let mut escaped = Vec::with_capacity(slice.len() + slice.len() / 8);
+                escape_into(&mut escaped, slice).map(|()| escaped)
+            });
+            later.push((slice, spawned.ok()));
+        }
+        escape_into(out, &bytes[..size])?;
+        for (slice, handle) in later {
+            match handle {
+                Some(handle) => match handle.join() {
+                    Ok(escaped) => out.write_all(&escaped?)?,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                },
+                // No thread to be had: escaped here, in order.
+                None => escape_into(out, slice)?,
+            }
+        }
+        Ok::<(), io::Error>(())
+    })?;
+    out.write_all(b"\"")
+}
+
+/// Writes `bytes` escaped, without quotes.
+fn escape_into(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
     let mut buf = Vec::with_capacity(CHUNK.min(bytes.len()) + 16);
-    buf.push(b'"');
     // `bytes[copied..at]` needs no escape and is not in `buf` yet.
     let mut copied = 0;
     let mut at = 0;
@@ -148,7 +200,6 @@ pub(crate) fn write_str(out: &mut impl Write, text: &str) -> io::Result<()> {
         }
     }
     buf.extend_from_slice(&bytes[copied..]);
-    buf.push(b'"');
     out.write_all(&buf)
 }
 
@@ -204,6 +255,9 @@ mod tests {
             let part = &text[text.floor_char_boundary(cut)..];
             assert_eq!(escaped(part), serde_json::to_string(part).unwrap());
         }
+        // Past the size escaped in parts, with multi-byte characters throughout.
+        let long = format!("é{}", text.repeat(PARALLEL / text.len() * 3));
+        assert_eq!(escaped(&long), serde_json::to_string(&long).unwrap());
         let clean = "a".repeat(3 * CHUNK + 5);
         assert_eq!(escaped(&clean), serde_json::to_string(&clean).unwrap());
     }
