@@ -61,6 +61,7 @@ fn main() -> ExitCode {
             });
         }
     };
+    tether_exec::keep_freed_buffers();
     out::init_logs();
     // Files an older Tether left readable by others are tightened as they are opened; the
     // first one is said once.

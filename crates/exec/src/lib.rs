@@ -13,6 +13,7 @@
 mod child;
 mod direct;
 mod line;
+mod memory;
 pub mod private;
 mod reaper;
 mod run;
@@ -23,6 +24,7 @@ mod spool;
 
 pub use direct::ShellFlavor;
 pub use line::{LineError, LineService};
+pub use memory::keep_freed_buffers;
 pub use reaper::MARKER;
 pub use run::{Direct, ExecRecord, ExecSpec, Output, Stdin, run};
 pub use service::{Service, ServiceSpec, StderrLog};
