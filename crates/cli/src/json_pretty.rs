@@ -123,11 +123,11 @@ const MAX_PARTS: usize = 4;
 pub(crate) fn write_str(out: &mut impl Write, text: &str) -> io::Result<()> {
     let bytes = text.as_bytes();
     out.write_all(b"\"")?;
-    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // Asked only for a long string: it may read cgroup files.
     let parts = if bytes.len() < PARALLEL {
         1
     } else {
-        cores.min(MAX_PARTS)
+        std::thread::available_parallelism().map_or(1, |n| usize::from(n).min(MAX_PARTS))
     };
     if parts <= 1 {
         escape_into(out, bytes)?;

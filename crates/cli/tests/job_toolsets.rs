@@ -13,7 +13,7 @@ use axum::Router;
 use axum::routing::get;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{assert_load_errors, tether};
 use tether_test_support::mcp;
 use tether_test_support::script_run::{self, hook_inputs, script, tool_responses};
 
@@ -307,23 +307,14 @@ fn an_unreachable_catalog_is_an_error_naming_it() {
 fn job_and_catalog_options_are_checked_at_load() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("agent.yaml"),
+    assert_load_errors(
+        d,
         "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: background_jobs\n        recall: true\n      - type: scheduler\n        allowed_servers: [x]\n      - type: shell\n        recall: false\n      - type: mcp_catalog\n        env: {A: b}\n",
-    )
-    .unwrap();
-    let out = tether(d)
-        .args(["hooks", "check", "agent.yaml"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in [
-        "agents.root.toolsets[0].recall: `recall` is not supported yet",
-        "agents.root.toolsets[1].allowed_servers: `allowed_servers` only applies to `type: mcp_catalog` toolsets, not `type: scheduler`",
-        "agents.root.toolsets[2].recall: `recall` only applies to `type: background_jobs` toolsets, not `type: shell`",
-        "agents.root.toolsets[3]: env can only be used with type 'shell', 'background_jobs', 'script', 'mcp' or 'lsp'",
-    ] {
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
-    }
+        &[
+            "agents.root.toolsets[0].recall: `recall` is not supported yet",
+            "agents.root.toolsets[1].allowed_servers: `allowed_servers` only applies to `type: mcp_catalog` toolsets, not `type: scheduler`",
+            "agents.root.toolsets[2].recall: `recall` only applies to `type: background_jobs` toolsets, not `type: shell`",
+            "agents.root.toolsets[3]: env can only be used with type 'shell', 'background_jobs', 'script', 'mcp' or 'lsp'",
+        ],
+    );
 }

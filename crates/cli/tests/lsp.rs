@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{assert_load_errors, tether};
 use tether_test_support::mcp::lsp_bin;
 
 #[test]
@@ -110,25 +110,16 @@ fn lsp_tools_route_by_file_type_meet_the_hooks_and_leave_nothing_running() {
 fn lsp_fields_are_checked_at_load() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("agent.yaml"),
+    assert_load_errors(
+        d,
         "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: lsp\n        file_types: [.py]\n      - type: lsp\n        command: x\n        file_types: ['*.py', '']\n      - type: shell\n        file_types: [.sh]\n      - type: lsp\n        command: gopls\n        remote: {url: 'http://x'}\n      - type: lsp\n        command: gopls\n        tools: [lsp_nope]\n",
-    )
-    .unwrap();
-    let out = tether(d)
-        .args(["hooks", "check", "agent.yaml"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in [
-        "agents.root.toolsets[0]: lsp toolset requires a command to be set",
-        "agents.root.toolsets[1].file_types[0]: `*.py` is not a file extension",
-        "agents.root.toolsets[1].file_types[1]: `` is not a file extension",
-        "agents.root.toolsets[2].file_types: `file_types` only applies to `type: lsp` toolsets, not `type: shell`",
-        "agents.root.toolsets[3].remote: `remote` only applies to `type: mcp` toolsets, not `type: lsp`",
-        "agents.root.toolsets[4].tools[0]: unknown tool `lsp_nope` in a `lsp` toolset",
-    ] {
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
-    }
+        &[
+            "agents.root.toolsets[0]: lsp toolset requires a command to be set",
+            "agents.root.toolsets[1].file_types[0]: `*.py` is not a file extension",
+            "agents.root.toolsets[1].file_types[1]: `` is not a file extension",
+            "agents.root.toolsets[2].file_types: `file_types` only applies to `type: lsp` toolsets, not `type: shell`",
+            "agents.root.toolsets[3].remote: `remote` only applies to `type: mcp` toolsets, not `type: lsp`",
+            "agents.root.toolsets[4].tools[0]: unknown tool `lsp_nope` in a `lsp` toolset",
+        ],
+    );
 }

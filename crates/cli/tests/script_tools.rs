@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "tests")]
 
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{assert_load_errors, tether};
 
 #[test]
 fn script_tools_run_with_their_arguments_and_meet_the_hooks() {
@@ -87,23 +87,14 @@ fn script_tools_run_with_their_arguments_and_meet_the_hooks() {
 fn script_errors_are_caught_at_load() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("agent.yaml"),
+    assert_load_errors(
+        d,
         "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: script\n        shell:\n          a: {cmd: 'echo $HOME $x', args: {x: {}}}\n          b: {cmd: 'true', required: [y]}\n      - type: shell\n        shell: {c: {cmd: ls}}\n      - type: script\n",
-    )
-    .unwrap();
-    let out = tether(d)
-        .args(["hooks", "check", "agent.yaml"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in [
-        "agents.root.toolsets[0].shell.a: script `a` uses undefined args: HOME",
-        "agents.root.toolsets[0].shell.b: script `b` has required arg `y` which is not defined in args",
-        "agents.root.toolsets[1].shell: `shell` only applies to `type: script` toolsets, not `type: shell`",
-        "agents.root.toolsets[2]: a `type: script` toolset needs `shell:`",
-    ] {
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
-    }
+        &[
+            "agents.root.toolsets[0].shell.a: script `a` uses undefined args: HOME",
+            "agents.root.toolsets[0].shell.b: script `b` has required arg `y` which is not defined in args",
+            "agents.root.toolsets[1].shell: `shell` only applies to `type: script` toolsets, not `type: shell`",
+            "agents.root.toolsets[2]: a `type: script` toolset needs `shell:`",
+        ],
+    );
 }

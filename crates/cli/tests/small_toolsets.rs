@@ -15,7 +15,7 @@ use axum::Router;
 use axum::routing::post;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{assert_load_errors, tether};
 use tether_test_support::script_run::{
     self, BLOCK_FIRST_CALLS, hook_inputs, script, tool_responses,
 };
@@ -259,29 +259,20 @@ fn a_webhook_to_a_private_address_is_refused_without_a_connection() {
 fn small_toolset_options_are_checked_at_load() {
     let dir = TempDir::new().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("agent.yaml"),
+    assert_load_errors(
+        d,
         "agents:\n  root:\n    model: openai/gpt-4o\n    toolsets:\n      - type: webhook\n      - type: webhook\n        webhook_config: {provider: telegram, url: \"https://api.example.com/x\"}\n      - type: webhook\n        webhook_config: {provider: pager, url: \"ftp://x\"}\n      - type: open_url\n      - type: calculator\n        url: https://x.example.com\n      - type: datetime\n        webhook_config: {url: \"https://x.example.com\"}\n      - type: scheduler\n        recall: true\n",
-    )
-    .unwrap();
-    let out = tether(d)
-        .args(["hooks", "check", "agent.yaml"])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    for want in [
-        "agents.root.toolsets[0]: webhook tool requires a url in webhook_config",
-        "agents.root.toolsets[1].webhook_config: webhook tool: provider telegram requires chat_id in webhook_config",
-        "agents.root.toolsets[2].webhook_config.provider: webhook tool: unknown provider `pager`",
-        "agents.root.toolsets[2].webhook_config.url: invalid url `ftp://x`",
-        "agents.root.toolsets[3]: open_url toolset requires a url to be set",
-        "agents.root.toolsets[4].url: `url` only applies to `type: openapi`, `open_url` and `a2a` toolsets, not `type: calculator`",
-        "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
-        "agents.root.toolsets[6].recall: `recall` only applies to `type: background_jobs` toolsets, not `type: scheduler`",
-    ] {
-        assert!(err.contains(want), "missing {want:?} in:\n{err}");
-    }
+        &[
+            "agents.root.toolsets[0]: webhook tool requires a url in webhook_config",
+            "agents.root.toolsets[1].webhook_config: webhook tool: provider telegram requires chat_id in webhook_config",
+            "agents.root.toolsets[2].webhook_config.provider: webhook tool: unknown provider `pager`",
+            "agents.root.toolsets[2].webhook_config.url: invalid url `ftp://x`",
+            "agents.root.toolsets[3]: open_url toolset requires a url to be set",
+            "agents.root.toolsets[4].url: `url` only applies to `type: openapi`, `open_url` and `a2a` toolsets, not `type: calculator`",
+            "agents.root.toolsets[5].webhook_config: `webhook_config` only applies to `type: webhook` toolsets, not `type: datetime`",
+            "agents.root.toolsets[6].recall: `recall` only applies to `type: background_jobs` toolsets, not `type: scheduler`",
+        ],
+    );
 }
 
 fn git(dir: &Path, args: &[&str]) {

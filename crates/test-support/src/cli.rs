@@ -13,3 +13,21 @@ pub fn tether(dir: &Path) -> assert_cmd::Command {
         .env("SHELL", "/bin/bash");
     cmd
 }
+
+/// Writes `agent` as `agent.yaml` in `dir` and asserts that `tether hooks check` refuses it
+/// (exit 1) with every one of `errors` on stderr.
+///
+/// # Panics
+/// When it does not.
+pub fn assert_load_errors(dir: &Path, agent: &str, errors: &[&str]) {
+    std::fs::write(dir.join("agent.yaml"), agent).expect("the agent file is written");
+    let out = tether(dir)
+        .args(["hooks", "check", "agent.yaml"])
+        .output()
+        .expect("tether runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    for want in errors {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+}
