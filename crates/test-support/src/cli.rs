@@ -19,6 +19,7 @@ pub fn tether(dir: &Path) -> assert_cmd::Command {
 ///
 /// # Panics
 /// When it does not.
+#[expect(clippy::expect_used, reason = "a test fails loudly")]
 pub fn assert_load_errors(dir: &Path, agent: &str, errors: &[&str]) {
     std::fs::write(dir.join("agent.yaml"), agent).expect("the agent file is written");
     let out = tether(dir)
