@@ -220,8 +220,8 @@ else
 fi
 goal="a persistent no-op hook, end to end in \`tether run\` (ten tool calls, pre and post): ≤ 0.2 ms per call"
 if [ -n "$persistent" ]; then
-  steady=$(e2e persistent_steady 2)
-  row "$goal" "+$persistent ms per hook call, its start and stop included (once running: ${steady:--} ms per call)" \
+  steady=$(e2e persistent_steady 2) logged=$(e2e persistent_logged 3)
+  row "$goal" "+$persistent ms per hook call, its start and stop included (with \`--hook-log\`: +${logged:--} ms; once running: ${steady:--} ms per call)" \
     "$(ok "$persistent <= 0.2")"
 else
   row "$goal" "-" ""

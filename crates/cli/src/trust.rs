@@ -389,8 +389,16 @@ pub(crate) fn check(
     if trust_once {
         return Ok(());
     }
-    let units = units(path, file, working_dir);
     let required = required(user);
+    // Without the setting only files from a URL or an OCI reference need trust: a plain file
+    // skips hashing its hooks (a cost on every start).
+    let remote = file.externals.iter().any(|e| {
+        e.file.is_some() && matches!(e.source, ExternalSource::Url(_) | ExternalSource::Oci(_))
+    });
+    if !required && !remote {
+        return Ok(());
+    }
+    let units = units(path, file, working_dir);
     if !required && !units.iter().any(|u| u.always && !u.hooks.is_empty()) {
         return Ok(());
     }

@@ -184,3 +184,53 @@ fn hooks_check_marks_a_persistent_hook_and_each_hooks_sandbox() {
     );
     assert!(text.contains("matcher=*  agent.yaml:9:15"), "{text}");
 }
+
+/// Answers `{}`; at end of input it takes a moment to clean up, then says so in `bye.txt`.
+const SLOW_TO_LEAVE: &str = r#"#!/usr/bin/env python3
+import os, sys, time
+for line in sys.stdin:
+    print("{}", flush=True)
+with open("pid.txt", "w") as f:
+    f.write(str(os.getpid()))
+time.sleep(0.3)
+with open("bye.txt", "w") as f:
+    f.write("bye")
+"#;
+
+#[test]
+fn the_run_waits_for_a_process_that_cleans_up_after_end_of_input() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("model.yaml"),
+        "replies:\n  - tool_calls:\n      - {name: think, arguments: {thought: a}}\n  - text: done\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("hook.py"), SLOW_TO_LEAVE).unwrap();
+    std::fs::set_permissions(d.join("hook.py"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        d.join("agent.yaml"),
+        "agents:\n  root:\n    model: script/model.yaml\n    toolsets: [{type: think}]\n    hooks:\n      pre_tool_use:\n        - hooks: [{type: command, command: ./hook.py, persistent: true}]\n",
+    )
+    .unwrap();
+    let out = cli::tether(d)
+        .env("HOME", d.join("home"))
+        .args(["run", "agent.yaml", "--exec", "go"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Neither killed at the end of the session nor left running: waited for.
+    assert_eq!(
+        std::fs::read_to_string(d.join("bye.txt")).ok().as_deref(),
+        Some("bye")
+    );
+    let pid: u32 = std::fs::read_to_string(d.join("pid.txt"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        gone_within(pid, Duration::from_millis(1)),
+        "{pid} outlived the run"
+    );
+}

@@ -62,6 +62,7 @@ pub use mcp::{ServerReport, ToolReport};
 pub use model_runner::ProviderModelRunner;
 pub use outcome::{RunOutcome, StopReason};
 pub use queues::{FOLLOWUP_CAPACITY, QueueError, STEERING_CAPACITY};
+pub use run::Exiting;
 pub use runtime::{Runtime, new_session_id};
 pub use session::Session;
 pub use store::{SessionStore, StoredInfo};

@@ -16,6 +16,21 @@ use crate::outcome::{Next, Route, RunOutcome, RunState, StopReason};
 use crate::runtime::Runtime;
 use crate::session::Session;
 
+/// Hook processes of an ended session that are still exiting: [`Exiting::wait`] for them.
+#[derive(Debug, Default)]
+#[must_use = "wait for the processes before the program exits"]
+pub struct Exiting(Vec<tokio::task::JoinHandle<()>>);
+
+impl Exiting {
+    /// Returns when every process is gone (stopped within its grace periods).
+    pub async fn wait(self) {
+        for task in self.0 {
+            // A panicked stop task dropped its process, which kills its group.
+            let _ = task.await;
+        }
+    }
+}
+
 impl Runtime {
     pub(crate) fn current(&self, session: &Session) -> Result<Arc<AgentRuntime>, StopReason> {
         self.agent(&session.agent)
@@ -58,6 +73,13 @@ impl Runtime {
     /// Fires `session_end` with a fresh token: it runs even after Ctrl-C, bounded by each
     /// hook's timeout.
     pub async fn end_session(&self, session: &Session, reason: &str) {
+        self.end_session_exiting(session, reason).await.wait().await;
+    }
+
+    /// [`Self::end_session`], returning while its persistent hook processes are still exiting
+    /// (stdin closed, TERM and KILL to follow): a program that exits next closes the rest of
+    /// what it holds meanwhile, then waits.
+    pub async fn end_session_exiting(&self, session: &Session, reason: &str) -> Exiting {
         // Its background tasks end first, their own session_end hooks included.
         self.stop_background(session).await;
         if let Ok(agent) = self.current(session) {
@@ -80,11 +102,10 @@ impl Runtime {
         }
         // `async` hooks (session_end's included) get a grace period, then are killed.
         let grace = self.async_hook_grace;
-        futures::future::join_all(
-            self.agents
-                .iter()
-                .map(|a| a.executor.shutdown_session(&session.id, grace)),
-        )
+        let exiting = futures::future::join_all(self.agents.iter().map(|a| {
+            a.executor
+                .shutdown_session_in_background(&session.id, grace)
+        }))
         .await;
         self.emit(
             &session.id,
@@ -92,6 +113,7 @@ impl Runtime {
                 reason: reason.to_owned(),
             },
         );
+        Exiting(exiting.into_iter().flatten().collect())
     }
 
     /// Fires `on_user_input`: the agent waits for the user.

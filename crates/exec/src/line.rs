@@ -135,6 +135,11 @@ impl LineService {
         status
     }
 
+    /// Closes the child's stdin: a well-behaved service starts to exit.
+    pub fn close_stdin(&mut self) {
+        drop(self.stdin.take());
+    }
+
     /// Closes stdin, waits `grace` for the child to exit, then TERM, `grace`, KILL; the group
     /// and what left it are killed in every case.
     pub async fn stop(mut self, grace: Duration) -> Option<ExitStatus> {

@@ -150,6 +150,20 @@ impl Executor {
         self.runner.persistent.stop(Some(session_id), grace).await;
     }
 
+    /// [`Self::shutdown_session`], except that the persistent hook processes are only told to
+    /// stop (stdin closed; TERM and KILL follow on the runtime's tasks): the returned handles
+    /// finish when they are gone. Lets a process exiting overlap the caller's own shutdown.
+    pub async fn shutdown_session_in_background(
+        &self,
+        session_id: &str,
+        grace: Duration,
+    ) -> Vec<tokio::task::JoinHandle<()>> {
+        self.background.shutdown(Some(session_id), grace).await;
+        self.runner
+            .persistent
+            .stop_in_background(Some(session_id), grace)
+    }
+
     /// Starts the `async` hooks among `hooks` in the background; returns the others.
     fn start_async(
         &self,

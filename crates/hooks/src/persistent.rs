@@ -121,21 +121,51 @@ impl PersistentPool {
     /// Stops the processes of `session` (every session's with `None`): stdin closed, `grace`
     /// to exit, then TERM, `grace`, KILL. Waits for calls in flight to finish first.
     pub(crate) async fn stop(&self, session: Option<&str>, grace: Duration) {
-        let slots: Vec<Slot> = {
-            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-            let keys: Vec<_> = slots
-                .keys()
-                .filter(|(_, s)| session.is_none_or(|id| id == s))
-                .cloned()
-                .collect();
-            keys.iter().filter_map(|k| slots.remove(k)).collect()
-        };
-        let stops = slots.into_iter().map(|slot| async move {
+        let stops = self.take(session).into_iter().map(|slot| async move {
             if let Some(p) = slot.lock().await.take() {
                 p.stop(grace).await;
             }
         });
         futures::future::join_all(stops).await;
+    }
+
+    /// [`Self::stop`] on tasks of the runtime: stdin is closed now (for a process between
+    /// calls), the rest happens while the caller goes on; each task ends when its process is
+    /// gone.
+    pub(crate) fn stop_in_background(
+        &self,
+        session: Option<&str>,
+        grace: Duration,
+    ) -> Vec<tokio::task::JoinHandle<()>> {
+        let tasks = self.take(session).into_iter().map(|slot| {
+            let idle = slot.try_lock().ok().and_then(|mut p| p.take());
+            let idle = idle.map(|mut p| {
+                p.close_stdin();
+                p
+            });
+            tokio::spawn(async move {
+                let process = match idle {
+                    Some(p) => Some(p),
+                    // A call in flight: it ends first, as with `stop`.
+                    None => slot.lock().await.take(),
+                };
+                if let Some(p) = process {
+                    p.stop(grace).await;
+                }
+            })
+        });
+        tasks.collect()
+    }
+
+    /// Removes the slots of `session` (every session's with `None`).
+    fn take(&self, session: Option<&str>) -> Vec<Slot> {
+        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+        let keys: Vec<_> = slots
+            .keys()
+            .filter(|(_, s)| session.is_none_or(|id| id == s))
+            .cloned()
+            .collect();
+        keys.iter().filter_map(|k| slots.remove(k)).collect()
     }
 }
 

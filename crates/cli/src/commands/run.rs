@@ -116,10 +116,13 @@ pub(crate) async fn run(args: RunArgs) -> anyhow::Result<u8> {
         None => prompt,
     };
     let outcome = runtime.run(&mut session, Some(prompt), &cancel).await;
-    runtime.end_session(&session, "other").await;
+    let exiting = runtime.end_session_exiting(&session, "other").await;
     runtime.stop_servers().await;
     #[cfg(feature = "otel")]
     crate::telemetry::shutdown(telemetry).await;
+    // The session store closes (a checkpoint, an fsync) while the hook processes exit.
+    drop(runtime);
+    exiting.wait().await;
     if session.store_failed && outcome.reason == StopReason::Normal {
         return Ok(status::RUNTIME);
     }
