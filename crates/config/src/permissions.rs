@@ -7,7 +7,10 @@
 //!   and against every command in it ([`CommandLine::forms`]: through pipes, lists,
 //!   substitutions, wrappers such as `env`, `sudo` or `bash -c`, and with the program's
 //!   directory stripped); a line whose program cannot be told before it runs matches every
-//!   shell deny or ask pattern. Such a rule never matches less than docker-agent's.
+//!   shell deny or ask pattern. Any other string is also tried as the path it names
+//!   (`permission_paths`: absolute, relative, under `~`, `..` applied, symlinks followed),
+//!   and an array's every element on its own. Such a rule never matches less than
+//!   docker-agent's.
 //! - **allow** matches strictly: keys exactly, values case-sensitively with Go's
 //!   `filepath.Match` semantics (`*` and `?` do not cross `/`), never a value with a `..` path
 //!   component the pattern does not spell. For the shell tool's `cmd`, a line is allowed only
@@ -20,10 +23,13 @@
 //! (`sudo*` matches `sudo rm -rf /`), as in docker-agent.
 
 use std::cell::OnceCell;
+use std::path::Path;
 
 use serde_json::{Map, Value};
 use tether_protocol::Decision;
 use tether_shell_safety::CommandLine;
+
+use crate::permission_paths::Anchors;
 
 /// `allow`, `ask` and `deny` lists, checked deny first, then allow, then ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -58,7 +64,19 @@ impl Permissions {
     /// [`Self::check`] for a tool known by several names (an MCP tool's model-visible name
     /// and its `mcp:SERVER:TOOL` name): a rule matching any of them applies.
     pub fn check_names(&self, tools: &[&str], args: &Map<String, Value>) -> Option<Decision> {
-        let call = Call::new(args, tools);
+        self.check_in(tools, args, None)
+    }
+
+    /// [`Self::check_names`] for a call whose relative paths point under `cwd`, so that deny
+    /// and ask rules see where they point.
+    pub fn check_in(
+        &self,
+        tools: &[&str],
+        args: &Map<String, Value>,
+        cwd: Option<&Path>,
+    ) -> Option<Decision> {
+        let mut call = Call::new(args, tools);
+        call.anchors = Anchors::new(cwd);
         if any_denies(&self.deny, &call) {
             Some(Decision::Deny)
         } else if allowed(&self.allow, &call) {
@@ -97,12 +115,16 @@ struct Call<'a> {
     guarded: Vec<(&'a str, Folded)>,
     args: &'a Map<String, Value>,
     line: OnceCell<Option<Line>>,
+    /// Where the call's relative paths and `~` point.
+    anchors: Anchors,
 }
 
 /// A parsed shell line and its forms lower-cased, as deny and ask patterns compare them.
 struct Line {
     parsed: CommandLine,
     forms: Vec<Folded>,
+    /// Commands whose rest comes only at run time ([`CommandLine::open_forms`]).
+    open: Vec<Folded>,
 }
 
 /// A text lower-cased, as a string (for prefix tests) and as characters (for globs).
@@ -133,6 +155,7 @@ impl<'a> Call<'a> {
             guarded: guarded.map(|t| (t, Folded::new(t))).collect(),
             args,
             line: OnceCell::new(),
+            anchors: Anchors::default(),
         }
     }
 
@@ -145,7 +168,12 @@ impl<'a> Call<'a> {
             .get_or_init(|| {
                 let parsed = CommandLine::parse(self.args.get(SHELL_KEY)?.as_str()?);
                 let forms = parsed.forms().iter().map(|f| Folded::new(f)).collect();
-                Some(Line { parsed, forms })
+                let open = parsed.open_forms().iter().map(|f| Folded::new(f)).collect();
+                Some(Line {
+                    parsed,
+                    forms,
+                    open,
+                })
             })
             .as_ref()
     }
@@ -239,8 +267,9 @@ impl PermissionPattern {
                         Some(line) if k.eq_ignore_ascii_case(SHELL_KEY) && v.is_string() => {
                             line.parsed.is_opaque()
                                 || line.forms.iter().any(|f| glob.matches_folded(f))
+                                || line.open.iter().any(|f| glob.matches_open(f))
                         }
-                        _ => glob.matches_folded(&Folded::new(&stringify(v))),
+                        _ => value_denied(glob, v, &call.anchors, 0),
                     })
             })
     }
@@ -271,6 +300,22 @@ impl PermissionPattern {
     fn has_key(&self, key: &str) -> bool {
         self.args.iter().any(|(k, _)| k == key)
     }
+}
+
+/// A deny or ask glob against one argument value: as docker-agent renders it, then (for a
+/// string) every spelling of the path it may name, and (for an array) each element.
+fn value_denied(glob: &Glob, v: &Value, anchors: &Anchors, depth: usize) -> bool {
+    glob.matches_folded(&Folded::new(&stringify(v)))
+        || match v {
+            Value::String(s) => anchors
+                .spellings(s)
+                .iter()
+                .any(|f| glob.matches_folded(&Folded::new(f))),
+            Value::Array(items) if depth < 8 => items
+                .iter()
+                .any(|item| value_denied(glob, item, anchors, depth + 1)),
+            _ => false,
+        }
 }
 
 /// Go's `%v` / `%g` rendering of an argument value.
@@ -353,6 +398,17 @@ impl Glob {
         match &self.lower_prefix {
             Some(prefix) => text.text.starts_with(prefix.as_str()),
             None => glob_match(&self.lower, &text.chars, Mode::Generous),
+        }
+    }
+
+    /// The generous reading of a lower-cased text that more text may follow: whether some
+    /// continuation of it matches.
+    fn matches_open(&self, text: &Folded) -> bool {
+        match &self.lower_prefix {
+            Some(prefix) => {
+                text.text.starts_with(prefix.as_str()) || prefix.starts_with(&text.text)
+            }
+            None => glob_match_in(&self.lower, &text.chars, Mode::Generous, true),
         }
     }
 
@@ -453,6 +509,12 @@ fn wild(c: char, mode: Mode) -> bool {
 }
 
 fn glob_match(p: &[char], t: &[char], mode: Mode) -> bool {
+    glob_match_in(p, t, mode, false)
+}
+
+/// With `open`, whether `t` followed by some text matches: once `t` is used up, whatever the
+/// rest of the pattern asks for can follow.
+fn glob_match_in(p: &[char], t: &[char], mode: Mode, open: bool) -> bool {
     let (mut pi, mut ti) = (0, 0);
     // Backtrack point for the last `*`: (pattern index after it, text index it consumed to).
     let mut star: Option<(usize, usize)> = None;
@@ -489,7 +551,7 @@ fn glob_match(p: &[char], t: &[char], mode: Mode) -> bool {
             },
         }
     }
-    p[pi..].iter().all(|&c| c == '*')
+    open || p[pi..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]

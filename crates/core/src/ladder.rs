@@ -346,7 +346,8 @@ impl Ladder<'_> {
         } else {
             &[name, target.qualified]
         };
-        let rules = self.permissions.check_names(names, &v.arguments);
+        let cwd = std::path::Path::new(&self.base.cwd);
+        let rules = self.permissions.check_in(names, &v.arguments, Some(cwd));
         if rules == Some(Decision::Deny) {
             let denial = format!("Tool '{name}' is denied by permissions configuration.");
             return ControlFlow::Break(v.deny("team_permissions_deny", denial));
