@@ -139,3 +139,58 @@ fn a_rule_written_with_a_tilde_or_relative_path_holds_for_the_absolute_path() {
     assert!(responses[1].0.contains(DENIED), "{responses:?}");
     assert!(d.join("open/c").exists(), "{responses:?}");
 }
+
+/// `src/evil` → `../outside/target` (outside the working directory), `src/ok` a plain file;
+/// the model writes both under `allow: write_file:path=src/*` without `--yolo` (an empty
+/// stdin answers any question with no).
+fn allow_through_a_symlink(d: &Path, extra: &[&str]) -> Vec<(String, bool)> {
+    std::fs::create_dir_all(d.join("w/src")).unwrap();
+    std::fs::create_dir_all(d.join("outside")).unwrap();
+    std::fs::write(d.join("outside/target"), "kept").unwrap();
+    std::os::unix::fs::symlink("../../outside/target", d.join("w/src/evil")).unwrap();
+    let w = d.join("w");
+    std::fs::write(
+        w.join("agent.yaml"),
+        "permissions:\n  allow: ['write_file:path=src/*']\nagents:\n  root:\n    model: script/s.yaml\n    toolsets: [{type: filesystem}]\n",
+    )
+    .unwrap();
+    let calls = [
+        (
+            "write_file",
+            json!({"path": "src/evil", "content": "owned"}),
+        ),
+        ("write_file", json!({"path": "src/ok", "content": "x"})),
+    ];
+    std::fs::write(w.join("s.yaml"), script(&calls)).unwrap();
+    let out = tether(&w)
+        .args(["run", "agent.yaml", "--json", "--exec", "go"])
+        .args(extra)
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    tool_responses(&out.stdout)
+}
+
+#[test]
+fn an_allow_rule_on_a_path_never_allows_a_symlink_out_of_it() {
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().canonicalize().unwrap();
+    let responses = allow_through_a_symlink(&d, &[]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("outside/target")).unwrap(),
+        "kept",
+        "{responses:?}"
+    );
+    assert!(responses[0].1, "{responses:?}");
+    assert!(d.join("w/src/ok").exists(), "{responses:?}");
+    // The same write, once the user says yes, goes through the link: the payload is real.
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().canonicalize().unwrap();
+    let responses = allow_through_a_symlink(&d, &["--yolo"]);
+    assert_eq!(
+        std::fs::read_to_string(d.join("outside/target")).unwrap(),
+        "owned",
+        "{responses:?}"
+    );
+}

@@ -40,18 +40,10 @@ impl Anchors {
     /// Every other spelling of `value` read as a path (see the module doc); empty when it
     /// cannot name one.
     pub(crate) fn spellings(&self, value: &str) -> Vec<String> {
-        if value.is_empty() || value.len() > PATH_MAX || value.contains('\0') {
-            return Vec::new();
-        }
-        let expanded = match (value.strip_prefix('~'), &self.home) {
-            (Some(""), Some(home)) => home.clone(),
-            (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
-            _ => PathBuf::from(value),
-        };
-        let absolute = match &self.cwd {
-            _ if expanded.is_absolute() => expanded,
-            Some(cwd) => cwd.join(expanded),
-            None => return vec![lexical(&expanded).display().to_string()],
+        let absolute = match self.absolute(value) {
+            Some(Ok(absolute)) => absolute,
+            Some(Err(relative)) => return vec![lexical(&relative).display().to_string()],
+            None => return Vec::new(),
         };
         let mut out = Vec::new();
         for path in [lexical(&absolute), real(&absolute)] {
@@ -72,6 +64,54 @@ impl Anchors {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+impl Anchors {
+    /// For an allow rule: where `value` really points when a symlink on the way takes it
+    /// elsewhere than its text says, written the way the value is (relative when it is
+    /// relative and stays under the working directory, under `~` when it starts with `~`,
+    /// else absolute); `None` when it points where it reads or names no path.
+    pub(crate) fn real_spelling(&self, value: &str) -> Option<String> {
+        // Against the real working directory and home, so that only a symlink the value
+        // itself passes through counts (a URL is not a path that exists).
+        let anchors = Self {
+            cwd: self.cwd.as_deref().map(real),
+            home: self.home.as_deref().map(real),
+        };
+        let absolute = anchors.absolute(value)?.ok()?;
+        let real = real(&absolute);
+        if real == lexical(&absolute) {
+            return None;
+        }
+        let (base, prefix) = match (value.starts_with('~'), Path::new(value).is_absolute()) {
+            (true, _) => (&anchors.home, "~/"),
+            (false, false) => (&anchors.cwd, ""),
+            (false, true) => (&None, ""),
+        };
+        let under = base
+            .as_ref()
+            .and_then(|b| real.strip_prefix(b).ok())
+            .map(|rest| format!("{prefix}{}", rest.display()));
+        Some(under.unwrap_or_else(|| real.display().to_string()))
+    }
+
+    /// `value` as an absolute path (`~` expanded, against the working directory); `Err` with
+    /// the relative path when there is no working directory; `None` when it names no path.
+    fn absolute(&self, value: &str) -> Option<Result<PathBuf, PathBuf>> {
+        if value.is_empty() || value.len() > PATH_MAX || value.contains('\0') {
+            return None;
+        }
+        let expanded = match (value.strip_prefix('~'), &self.home) {
+            (Some(""), Some(home)) => home.clone(),
+            (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
+            _ => PathBuf::from(value),
+        };
+        Some(match &self.cwd {
+            _ if expanded.is_absolute() => Ok(expanded),
+            Some(cwd) => Ok(cwd.join(expanded)),
+            None => Err(expanded),
+        })
     }
 }
 
@@ -170,5 +210,17 @@ mod tests {
         assert_eq!(real(&d.join("link/../f")), d.join("real/f"));
         assert_eq!(real(&d.join("rel/new")), d.join("real/x/new"));
         assert_eq!(lexical(&d.join("link/../f")), d.join("f"));
+        let anchors = Anchors {
+            cwd: Some(d.clone()),
+            home: None,
+        };
+        assert_eq!(
+            anchors.real_spelling("link/f"),
+            Some("real/sub/f".to_owned())
+        );
+        assert_eq!(anchors.real_spelling("real/./sub//f"), None);
+        assert_eq!(anchors.real_spelling("https://example.com/x"), None);
+        let outside = anchors.real_spelling("link/../../..").unwrap();
+        assert!(outside.starts_with('/'), "{outside}");
     }
 }

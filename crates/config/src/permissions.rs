@@ -102,8 +102,11 @@ pub fn approvals_allow(
     patterns: &[PermissionPattern],
     tools: &[&str],
     args: &Map<String, Value>,
+    cwd: Option<&Path>,
 ) -> bool {
-    allowed(patterns, &Call::new(args, tools))
+    let mut call = Call::new(args, tools);
+    call.anchors = Anchors::new(cwd);
+    allowed(patterns, &call)
 }
 
 /// One call: the tool's names (as written and lower-cased) and its arguments, with its shell
@@ -192,7 +195,9 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
     }
     call.tools.iter().any(|tool| {
         let Some(line) = call.line(tool.0) else {
-            return patterns.iter().any(|p| p.allows(tool, call.args, None));
+            return patterns
+                .iter()
+                .any(|p| p.allows(tool, call.args, None, &call.anchors));
         };
         let whole = call
             .args
@@ -200,8 +205,8 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
             .and_then(Value::as_str)
             .unwrap_or("");
         let outright = patterns.iter().any(|p| {
-            (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None))
-                || p.allows_exactly(tool, call.args, whole)
+            (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None, &call.anchors))
+                || p.allows_exactly(tool, call.args, whole, &call.anchors)
         });
         // Otherwise every simple command must be allowed by some pattern on its own.
         outright
@@ -210,7 +215,7 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
                     && units.iter().all(|unit| {
                         patterns
                             .iter()
-                            .any(|p| p.allows(tool, call.args, Some(unit)))
+                            .any(|p| p.allows(tool, call.args, Some(unit), &call.anchors))
                     })
             })
     })
@@ -275,26 +280,42 @@ impl PermissionPattern {
     }
 
     /// Read as an allow rule, with `unit` (one simple command) standing for a shell call's
-    /// `cmd`: keys match exactly and values strictly.
-    fn allows(&self, tool: &(&str, Folded), args: &Map<String, Value>, unit: Option<&str>) -> bool {
+    /// `cmd`: keys match exactly and values strictly; a value that names a path through a
+    /// symlink is allowed only when where it really points is allowed too.
+    fn allows(
+        &self,
+        tool: &(&str, Folded),
+        args: &Map<String, Value>,
+        unit: Option<&str>,
+        anchors: &Anchors,
+    ) -> bool {
         self.tool.matches_folded(&tool.1)
             && self
                 .args
                 .iter()
                 .all(|(key, glob)| match (unit, key.as_str()) {
                     (Some(unit), SHELL_KEY) => glob.matches(unit, Mode::StrictShell),
-                    _ => args
-                        .get(key)
-                        .is_some_and(|v| glob.matches(&stringify(v), Mode::Strict)),
+                    _ => args.get(key).is_some_and(|v| {
+                        glob.matches(&stringify(v), Mode::Strict)
+                            && v.as_str()
+                                .and_then(|s| anchors.real_spelling(s))
+                                .is_none_or(|real| glob.matches(&real, Mode::Strict))
+                    }),
                 })
     }
 
     /// A shell allow rule whose `cmd` has no wildcard and equals the whole line.
-    fn allows_exactly(&self, tool: &(&str, Folded), args: &Map<String, Value>, line: &str) -> bool {
+    fn allows_exactly(
+        &self,
+        tool: &(&str, Folded),
+        args: &Map<String, Value>,
+        line: &str,
+        anchors: &Anchors,
+    ) -> bool {
         self.args
             .iter()
             .any(|(key, glob)| key == SHELL_KEY && glob.is_literal(line))
-            && self.allows(tool, args, None)
+            && self.allows(tool, args, None, anchors)
     }
 
     fn has_key(&self, key: &str) -> bool {

@@ -350,7 +350,8 @@ impl Ladder<'_> {
         let rules = self.check_rules(call, target, v)?;
         let v = rules.1;
         let rules = rules.0;
-        if tether_config::approvals_allow(self.approved, names, &v.arguments) {
+        let cwd = std::path::Path::new(&self.base.cwd);
+        if tether_config::approvals_allow(self.approved, names, &v.arguments, Some(cwd)) {
             return ControlFlow::Break(v.end(Decision::Allow, "session_permissions_allow"));
         }
         if rules == Some(Decision::Allow) {
