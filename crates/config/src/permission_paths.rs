@@ -211,7 +211,7 @@ mod tests {
         assert_eq!(real(&d.join("rel/new")), d.join("real/x/new"));
         assert_eq!(lexical(&d.join("link/../f")), d.join("f"));
         let anchors = Anchors {
-            cwd: Some(d.clone()),
+            cwd: Some(d),
             home: None,
         };
         assert_eq!(
