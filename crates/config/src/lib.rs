@@ -56,7 +56,7 @@ pub use model::{
     AUTO_LOCAL_MODEL, AUTO_MODELS, Capabilities, KNOWN_PROVIDERS, ModelCatalog, ModelChoice,
     ModelConfig, ProviderDef, RoutingRule, ThinkingBudget,
 };
-pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use permissions::{PermissionPattern, Permissions, approvals_allow, shell_alias};
 pub use policy::{POLICY_EVENTS, PolicyHook};
 pub use rag::{
     Chunking, Fusion, Prefetch, RagResults, RagSource, RagStrategy, RagStrategyKind, Reranking,

@@ -48,6 +48,15 @@ const SHELL_KEY: &str = "cmd";
 /// while an allow rule for the shell does not extend to them.
 const SHELL_ALIASES: &[(&str, &str)] = &[("run_background_job", "shell")];
 
+/// The shell, when `tool` runs a shell line under another name ([`SHELL_ALIASES`]): guards
+/// written for the shell (deny and ask rules, hooks whose matcher names it) hold for it too.
+pub fn shell_alias(tool: &str) -> Option<&'static str> {
+    SHELL_ALIASES
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map(|(_, shell)| *shell)
+}
+
 /// Characters a wildcard of a shell allow pattern never stands for.
 const SHELL_SYNTAX: &[char] = &['$', '`', ';', '&', '|', '<', '>', '(', ')', '\n', '\r'];
 
