@@ -194,3 +194,52 @@ fn an_allow_rule_on_a_path_never_allows_a_symlink_out_of_it() {
         "{responses:?}"
     );
 }
+
+#[test]
+fn a_rule_for_one_file_tool_holds_for_the_tools_that_reach_the_same_file() {
+    let calls = |d: &Path| {
+        let secret = format!("{}/protected/secret.txt", d.display());
+        vec![
+            (
+                "read_multiple_files",
+                json!({"paths": ["open/../protected/secret.txt"]}),
+            ),
+            (
+                "search_files_content",
+                json!({"path": ".", "query": "the secret", "excludePatterns": ["*.yaml"], "is_regex": false}),
+            ),
+            (
+                "edit_file",
+                json!({"path": secret, "edits": [{"oldText": "the secret", "newText": "edited"}]}),
+            ),
+        ]
+    };
+    // Without rules every call reaches the file.
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().canonicalize().unwrap();
+    tree(&d);
+    std::fs::write(d.join("protected/secret.txt"), "the secret").unwrap();
+    let responses = run(&d, &[], &calls(&d));
+    assert!(responses[0].0.contains("the secret"), "{responses:?}");
+    assert!(responses[1].0.contains("secret.txt"), "{responses:?}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("protected/secret.txt")).unwrap(),
+        "edited"
+    );
+
+    let dir = TempDir::new().unwrap();
+    let d = dir.path().canonicalize().unwrap();
+    tree(&d);
+    let deny = vec![
+        format!("write_file:path={}/protected/*", d.display()),
+        format!("read_file:path={}/protected/*", d.display()),
+    ];
+    let responses = run(&d, &deny, &calls(&d));
+    assert_eq!(
+        std::fs::read_to_string(d.join("protected/secret.txt")).unwrap(),
+        "the secret"
+    );
+    for (text, is_error) in &responses {
+        assert!(*is_error && text.contains(DENIED), "{responses:?}");
+    }
+}

@@ -14,6 +14,7 @@ mod load;
 mod lsp;
 mod mcp;
 mod model;
+mod permission_glob;
 mod permission_paths;
 mod permissions;
 mod policy;

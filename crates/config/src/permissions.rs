@@ -29,6 +29,7 @@ use serde_json::{Map, Value};
 use tether_protocol::Decision;
 use tether_shell_safety::CommandLine;
 
+use crate::permission_glob::{Folded, Glob, Mode};
 use crate::permission_paths::Anchors;
 
 /// `allow`, `ask` and `deny` lists, checked deny first, then allow, then ask.
@@ -48,6 +49,18 @@ const SHELL_KEY: &str = "cmd";
 /// while an allow rule for the shell does not extend to them.
 const SHELL_ALIASES: &[(&str, &str)] = &[("run_background_job", "shell")];
 
+/// Filesystem tools that reach the files another one names: `(tool, rule's tool, rule's key,
+/// the tool's key, the tool's value is a directory it reads beneath)`. A deny or ask rule
+/// written for the second holds for the first (`deny: write_file:path=/etc/*` also stops
+/// `edit_file`; an ask on `read_file` also holds for `read_multiple_files` and for
+/// `search_files_content` on a directory above the file); allow rules do not extend.
+const FILE_ALIASES: &[(&str, &str, &str, &str, bool)] = &[
+    ("edit_file", "write_file", "path", "path", false),
+    ("write_file", "edit_file", "path", "path", false),
+    ("read_multiple_files", "read_file", "path", "paths", false),
+    ("search_files_content", "read_file", "path", "path", true),
+];
+
 /// The shell, when `tool` runs a shell line under another name ([`SHELL_ALIASES`]): guards
 /// written for the shell (deny and ask rules, hooks whose matcher names it) hold for it too.
 pub fn shell_alias(tool: &str) -> Option<&'static str> {
@@ -56,9 +69,6 @@ pub fn shell_alias(tool: &str) -> Option<&'static str> {
         .find(|(name, _)| *name == tool)
         .map(|(_, shell)| *shell)
 }
-
-/// Characters a wildcard of a shell allow pattern never stands for.
-const SHELL_SYNTAX: &[char] = &['$', '`', ';', '&', '|', '<', '>', '(', ')', '\n', '\r'];
 
 impl Permissions {
     pub fn is_empty(&self) -> bool {
@@ -124,11 +134,38 @@ struct Call<'a> {
     tools: Vec<(&'a str, Folded)>,
     /// `tools` and the shell, if one of them runs a shell line ([`SHELL_ALIASES`]): the names
     /// deny and ask rules are matched against.
-    guarded: Vec<(&'a str, Folded)>,
+    guarded: Vec<Guard<'a>>,
     args: &'a Map<String, Value>,
     line: OnceCell<Option<Line>>,
     /// Where the call's relative paths and `~` point.
     anchors: Anchors,
+}
+
+/// A name deny and ask rules are matched against, and how the call's arguments read under it.
+struct Guard<'a> {
+    tool: (&'a str, Folded),
+    /// `(rule's key, the call's key)` when the name is another tool's ([`FILE_ALIASES`]).
+    key: Option<(&'static str, &'static str)>,
+    /// The call's value is a directory whose every descendant it reaches.
+    beneath: bool,
+}
+
+impl<'a> Guard<'a> {
+    fn new(tool: &'a str) -> Self {
+        Self {
+            tool: (tool, Folded::new(tool)),
+            key: None,
+            beneath: false,
+        }
+    }
+
+    /// The call's key a rule's `key` reads under this name.
+    fn key<'k>(&self, key: &'k str) -> &'k str {
+        match self.key {
+            Some((rule, call)) if key.eq_ignore_ascii_case(rule) => call,
+            _ => key,
+        }
+    }
 }
 
 /// A parsed shell line and its forms lower-cased, as deny and ask patterns compare them.
@@ -139,32 +176,24 @@ struct Line {
     open: Vec<Folded>,
 }
 
-/// A text lower-cased, as a string (for prefix tests) and as characters (for globs).
-struct Folded {
-    text: String,
-    chars: Vec<char>,
-}
-
-impl Folded {
-    fn new(text: &str) -> Self {
-        let text = text.to_lowercase();
-        Self {
-            chars: text.chars().collect(),
-            text,
-        }
-    }
-}
-
 impl<'a> Call<'a> {
     fn new(args: &'a Map<String, Value>, tools: &[&'a str]) -> Self {
         let aliases = SHELL_ALIASES
             .iter()
             .filter(|(tool, _)| tools.contains(tool))
             .map(|(_, shell)| *shell);
-        let guarded = tools.iter().copied().chain(aliases);
+        let files = FILE_ALIASES
+            .iter()
+            .filter(|(tool, ..)| tools.contains(tool))
+            .map(|&(_, rule, rule_key, key, beneath)| Guard {
+                key: Some((rule_key, key)),
+                beneath,
+                ..Guard::new(rule)
+            });
+        let guarded = tools.iter().copied().chain(aliases).map(Guard::new);
         Self {
             tools: tools.iter().map(|t| (*t, Folded::new(t))).collect(),
-            guarded: guarded.map(|t| (t, Folded::new(t))).collect(),
+            guarded: guarded.chain(files).collect(),
             args,
             line: OnceCell::new(),
             anchors: Anchors::default(),
@@ -271,9 +300,11 @@ impl PermissionPattern {
 
     /// Read as a deny or ask rule: the tool glob matches and every argument condition holds
     /// for some argument whose key matches case-insensitively (a missing argument never does).
-    fn denies(&self, (tool, folded): &(&str, Folded), call: &Call<'_>) -> bool {
+    fn denies(&self, guard: &Guard<'_>, call: &Call<'_>) -> bool {
+        let (tool, folded) = &guard.tool;
         self.tool.matches_folded(folded)
             && self.args.iter().all(|(key, glob)| {
+                let key = guard.key(key);
                 call.args
                     .iter()
                     .filter(|(k, _)| k.eq_ignore_ascii_case(key))
@@ -283,7 +314,10 @@ impl PermissionPattern {
                                 || line.forms.iter().any(|f| glob.matches_folded(f))
                                 || line.open.iter().any(|f| glob.matches_open(f))
                         }
-                        _ => value_denied(glob, v, &call.anchors, 0),
+                        _ => {
+                            value_denied(glob, v, &call.anchors, 0)
+                                || (guard.beneath && beneath_denied(glob, v, &call.anchors))
+                        }
                     })
             })
     }
@@ -348,6 +382,20 @@ fn value_denied(glob: &Glob, v: &Value, anchors: &Anchors, depth: usize) -> bool
         }
 }
 
+/// A deny or ask glob against a directory a tool reads beneath: whether some path below any
+/// spelling of it matches.
+fn beneath_denied(glob: &Glob, v: &Value, anchors: &Anchors) -> bool {
+    let Some(dir) = v.as_str() else {
+        return false;
+    };
+    std::iter::once(dir.to_owned())
+        .chain(anchors.spellings(dir))
+        .any(|d| {
+            let open = if d.ends_with('/') { d } else { format!("{d}/") };
+            glob.matches_open(&Folded::new(&open))
+        })
+}
+
 /// Go's `%v` / `%g` rendering of an argument value.
 fn stringify(v: &Value) -> String {
     match v {
@@ -371,217 +419,6 @@ fn stringify(v: &Value) -> String {
             format!("map[{}]", parts.join(" "))
         }
     }
-}
-
-/// How a glob is matched (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Deny and ask: case-insensitive, wildcards cross `/`.
-    Generous,
-    /// Allow: case-sensitive, wildcards stop at `/`, no unspelled `..`.
-    Strict,
-    /// Allow for one shell command: [`Mode::Strict`], and wildcards never stand for shell
-    /// syntax.
-    StrictShell,
-}
-
-/// A compiled glob, kept as written and lower-cased.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Glob {
-    pattern: Vec<char>,
-    lower: Vec<char>,
-    /// `Some(prefix)` when the pattern is `prefix*` with no other glob characters.
-    prefix: Option<String>,
-    lower_prefix: Option<String>,
-    /// The pattern spells a `..` path component itself.
-    climbs: bool,
-}
-
-impl Glob {
-    fn parse(source: &str) -> Result<Self, String> {
-        let pattern: Vec<char> = source.chars().collect();
-        validate(&pattern).map_err(|e| format!("invalid glob `{source}`: {e}"))?;
-        let prefix = source
-            .strip_suffix('*')
-            .filter(|p| !p.contains(['*', '?', '[', '\\']))
-            .map(str::to_owned);
-        Ok(Self {
-            lower: source.to_lowercase().chars().collect(),
-            pattern,
-            lower_prefix: prefix.as_deref().map(str::to_lowercase),
-            prefix,
-            climbs: has_parent_component(source),
-        })
-    }
-
-    /// No glob characters, and the text is exactly `text`.
-    fn is_literal(&self, text: &str) -> bool {
-        !self
-            .pattern
-            .iter()
-            .any(|c| matches!(c, '*' | '?' | '[' | '\\'))
-            && self.pattern.iter().copied().eq(text.chars())
-    }
-
-    /// The generous reading (deny and ask) of a lower-cased text.
-    fn matches_folded(&self, text: &Folded) -> bool {
-        match &self.lower_prefix {
-            Some(prefix) => text.text.starts_with(prefix.as_str()),
-            None => glob_match(&self.lower, &text.chars, Mode::Generous),
-        }
-    }
-
-    /// The generous reading of a lower-cased text that more text may follow: whether some
-    /// continuation of it matches.
-    fn matches_open(&self, text: &Folded) -> bool {
-        match &self.lower_prefix {
-            Some(prefix) => {
-                text.text.starts_with(prefix.as_str()) || prefix.starts_with(&text.text)
-            }
-            None => glob_match_in(&self.lower, &text.chars, Mode::Generous, true),
-        }
-    }
-
-    /// The strict reading (allow).
-    fn matches(&self, text: &str, mode: Mode) -> bool {
-        match mode {
-            Mode::Generous => self.matches_folded(&Folded::new(text)),
-            Mode::Strict | Mode::StrictShell => {
-                if !self.climbs && has_parent_component(text) {
-                    return false;
-                }
-                if let Some(prefix) = &self.prefix {
-                    return text
-                        .strip_prefix(prefix.as_str())
-                        .is_some_and(|rest| mode == Mode::Strict || !rest.contains(SHELL_SYNTAX));
-                }
-                let text: Vec<char> = text.chars().collect();
-                glob_match(&self.pattern, &text, mode)
-            }
-        }
-    }
-}
-
-/// Whether `text` has a `..` component (`..`, `../x`, `x/..`, `x/../y`, also after spaces).
-fn has_parent_component(text: &str) -> bool {
-    text.split(|c: char| c == '/' || c.is_whitespace() || c == '=')
-        .any(|part| part == "..")
-}
-
-fn validate(p: &[char]) -> Result<(), &'static str> {
-    let mut i = 0;
-    while i < p.len() {
-        match p[i] {
-            '\\' => {
-                if i + 1 >= p.len() {
-                    return Err("trailing backslash");
-                }
-                i += 2;
-            }
-            '[' => i = class_end(p, i).ok_or("unclosed `[`")?,
-            _ => i += 1,
-        }
-    }
-    Ok(())
-}
-
-/// Index just past the `]` closing the class that starts at `start`.
-fn class_end(p: &[char], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    if p.get(i) == Some(&'^') {
-        i += 1;
-    }
-    let mut first = true;
-    while i < p.len() {
-        match p[i] {
-            ']' if !first => return Some(i + 1),
-            '\\' => i += 2,
-            _ => i += 1,
-        }
-        first = false;
-    }
-    None
-}
-
-fn class_matches(class: &[char], c: char) -> bool {
-    let (negated, body) = match class.first() {
-        Some('^') => (true, &class[1..]),
-        _ => (false, class),
-    };
-    let mut i = 0;
-    let mut hit = false;
-    while i < body.len() {
-        let lo = if body[i] == '\\' && i + 1 < body.len() {
-            i += 1;
-            body[i]
-        } else {
-            body[i]
-        };
-        if i + 2 < body.len() && body[i + 1] == '-' {
-            let hi = body[i + 2];
-            hit |= lo <= c && c <= hi;
-            i += 3;
-        } else {
-            hit |= lo == c;
-            i += 1;
-        }
-    }
-    hit != negated
-}
-
-/// Whether a wildcard (`*`, `?`, a class) may stand for `c` in `mode`.
-fn wild(c: char, mode: Mode) -> bool {
-    match mode {
-        Mode::Generous => true,
-        Mode::Strict => c != '/',
-        Mode::StrictShell => c != '/' && !SHELL_SYNTAX.contains(&c),
-    }
-}
-
-fn glob_match(p: &[char], t: &[char], mode: Mode) -> bool {
-    glob_match_in(p, t, mode, false)
-}
-
-/// With `open`, whether `t` followed by some text matches: once `t` is used up, whatever the
-/// rest of the pattern asks for can follow.
-fn glob_match_in(p: &[char], t: &[char], mode: Mode, open: bool) -> bool {
-    let (mut pi, mut ti) = (0, 0);
-    // Backtrack point for the last `*`: (pattern index after it, text index it consumed to).
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
-                star = Some((pi + 1, ti));
-                pi += 1;
-                continue;
-            }
-            Some('?') if wild(t[ti], mode) => Some(pi + 1),
-            Some('[') => match class_end(p, pi) {
-                Some(end) if wild(t[ti], mode) && class_matches(&p[pi + 1..end - 1], t[ti]) => {
-                    Some(end)
-                }
-                _ => None,
-            },
-            Some('\\') if p.get(pi + 1) == Some(&t[ti]) => Some(pi + 2),
-            Some(&c) if c != '\\' && c != '?' && c == t[ti] => Some(pi + 1),
-            _ => None,
-        };
-        match step {
-            Some(next) => {
-                pi = next;
-                ti += 1;
-            }
-            None => match star {
-                Some((sp, st)) if wild(t[st], mode) => {
-                    star = Some((sp, st + 1));
-                    pi = sp;
-                    ti = st + 1;
-                }
-                _ => return false,
-            },
-        }
-    }
-    open || p[pi..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]

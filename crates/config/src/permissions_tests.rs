@@ -527,3 +527,34 @@ fn path_deny_rules_hold_for_every_spelling_of_the_path() {
     let a = args(json!({"path": "/tmp/../etc/passwd"}));
     assert_eq!(allow.check_in(&["write_file"], &a, Some(cwd)), None);
 }
+
+#[test]
+fn a_files_deny_rule_holds_for_the_tools_that_reach_the_same_file() {
+    let p = Permissions {
+        deny: list(&["write_file:path=/etc/*"]),
+        ask: list(&["read_file:path=/secret/*"]),
+        ..Permissions::default()
+    };
+    let at = |tool: &str, a: Value| p.check_in(&[tool], &args(a), Some(Path::new("/")));
+    let edit = json!({"path": "/etc/passwd", "edits": []});
+    assert_eq!(at("edit_file", edit), Some(Decision::Deny));
+    let many = json!({"paths": ["/tmp/x", "/secret/key"]});
+    assert_eq!(at("read_multiple_files", many), Some(Decision::Ask));
+    let search = json!({"path": "/secret", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", search), Some(Decision::Ask));
+    let search = json!({"path": "/", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", search), Some(Decision::Ask));
+    let elsewhere = json!({"path": "/tmp", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", elsewhere), None);
+    assert_eq!(
+        at("edit_file", json!({"path": "/tmp/x", "edits": []})),
+        None
+    );
+    // Allow rules do not extend: an allow for `read_file` allows no other tool.
+    let allow = Permissions {
+        allow: list(&["read_file:path=/tmp/*"]),
+        ..Permissions::default()
+    };
+    let a = args(json!({"paths": ["/tmp/x"]}));
+    assert_eq!(allow.check_in(&["read_multiple_files"], &a, None), None);
+}
