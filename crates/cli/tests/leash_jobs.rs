@@ -1,6 +1,6 @@
-//! A background job runs a shell line, so every guard of the shell holds for it: a hostile
-//! model that is denied `touch` through `shell` must not get there through
-//! `run_background_job`. Each case is a real `tether run --exec --yolo` on the script model
+//! A background job runs a shell line, so every guard of the shell holds for it (its rules,
+//! `safer_shell`, and a hook whose matcher names `shell`): a hostile model that is denied
+//! `touch` through `shell` must not get there through `run_background_job`. Each case is a real `tether run --exec --yolo` on the script model
 //! whose job would create `marker`; the same run without the guard starts the job and the
 //! marker appears, so each payload is real and the test can fail.
 
@@ -28,10 +28,16 @@ fn run(d: &Path, guard: &str) -> Vec<(String, bool)> {
         "safer" => ("true", ""),
         _ => ("false", ""),
     };
+    // A user's own guard for the shell: its matcher names `shell` only.
+    let hooks = if guard == "hook" {
+        "    hooks:\n      pre_tool_use:\n        - matcher: shell\n          preempt_yolo: true\n          hooks: [{type: command, command: 'jq -r .tool_input.cmd | grep -q touch && { echo no touching >&2; exit 2; }; exit 0'}]\n"
+    } else {
+        ""
+    };
     std::fs::write(
         d.join("agent.yaml"),
         format!(
-            "agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n      - type: shell\n        safer: {safer}\n      - type: background_jobs\n{permissions}"
+            "agents:\n  root:\n    model: script/s.yaml\n    toolsets:\n      - type: shell\n        safer: {safer}\n      - type: background_jobs\n{hooks}{permissions}"
         ),
     )
     .unwrap();
@@ -66,7 +72,7 @@ fn without_a_guard_the_job_runs_its_whole_line() {
 
 #[test]
 fn the_shells_deny_ask_and_safer_guards_hold_for_a_background_job() {
-    for guard in ["deny", "ask", "safer"] {
+    for guard in ["deny", "ask", "safer", "hook"] {
         let dir = TempDir::new().unwrap();
         let responses = run(dir.path(), guard);
         let (job, is_error) = &responses[0];

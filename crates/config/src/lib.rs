@@ -14,6 +14,8 @@ mod load;
 mod lsp;
 mod mcp;
 mod model;
+mod permission_glob;
+mod permission_paths;
 mod permissions;
 mod policy;
 mod rag;
@@ -55,7 +57,7 @@ pub use model::{
     AUTO_LOCAL_MODEL, AUTO_MODELS, Capabilities, KNOWN_PROVIDERS, ModelCatalog, ModelChoice,
     ModelConfig, ProviderDef, RoutingRule, ThinkingBudget,
 };
-pub use permissions::{PermissionPattern, Permissions, approvals_allow};
+pub use permissions::{PermissionPattern, Permissions, approvals_allow, shell_alias};
 pub use policy::{POLICY_EVENTS, PolicyHook};
 pub use rag::{
     Chunking, Fusion, Prefetch, RagResults, RagSource, RagStrategy, RagStrategyKind, Reranking,

@@ -7,7 +7,10 @@
 //!   and against every command in it ([`CommandLine::forms`]: through pipes, lists,
 //!   substitutions, wrappers such as `env`, `sudo` or `bash -c`, and with the program's
 //!   directory stripped); a line whose program cannot be told before it runs matches every
-//!   shell deny or ask pattern. Such a rule never matches less than docker-agent's.
+//!   shell deny or ask pattern. Any other string is also tried as the path it names
+//!   (`permission_paths`: absolute, relative, under `~`, `..` applied, symlinks followed),
+//!   and an array's every element on its own. Such a rule never matches less than
+//!   docker-agent's.
 //! - **allow** matches strictly: keys exactly, values case-sensitively with Go's
 //!   `filepath.Match` semantics (`*` and `?` do not cross `/`), never a value with a `..` path
 //!   component the pattern does not spell. For the shell tool's `cmd`, a line is allowed only
@@ -20,10 +23,14 @@
 //! (`sudo*` matches `sudo rm -rf /`), as in docker-agent.
 
 use std::cell::OnceCell;
+use std::path::Path;
 
 use serde_json::{Map, Value};
 use tether_protocol::Decision;
 use tether_shell_safety::CommandLine;
+
+use crate::permission_glob::{Folded, Glob, Mode};
+use crate::permission_paths::Anchors;
 
 /// `allow`, `ask` and `deny` lists, checked deny first, then allow, then ask.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,8 +49,26 @@ const SHELL_KEY: &str = "cmd";
 /// while an allow rule for the shell does not extend to them.
 const SHELL_ALIASES: &[(&str, &str)] = &[("run_background_job", "shell")];
 
-/// Characters a wildcard of a shell allow pattern never stands for.
-const SHELL_SYNTAX: &[char] = &['$', '`', ';', '&', '|', '<', '>', '(', ')', '\n', '\r'];
+/// Filesystem tools that reach the files another one names: `(tool, rule's tool, rule's key,
+/// the tool's key, the tool's value is a directory it reads beneath)`. A deny or ask rule
+/// written for the second holds for the first (`deny: write_file:path=/etc/*` also stops
+/// `edit_file`; an ask on `read_file` also holds for `read_multiple_files` and for
+/// `search_files_content` on a directory above the file); allow rules do not extend.
+const FILE_ALIASES: &[(&str, &str, &str, &str, bool)] = &[
+    ("edit_file", "write_file", "path", "path", false),
+    ("write_file", "edit_file", "path", "path", false),
+    ("read_multiple_files", "read_file", "path", "paths", false),
+    ("search_files_content", "read_file", "path", "path", true),
+];
+
+/// The shell, when `tool` runs a shell line under another name ([`SHELL_ALIASES`]): guards
+/// written for the shell (deny and ask rules, hooks whose matcher names it) hold for it too.
+pub fn shell_alias(tool: &str) -> Option<&'static str> {
+    SHELL_ALIASES
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .map(|(_, shell)| *shell)
+}
 
 impl Permissions {
     pub fn is_empty(&self) -> bool {
@@ -58,7 +83,19 @@ impl Permissions {
     /// [`Self::check`] for a tool known by several names (an MCP tool's model-visible name
     /// and its `mcp:SERVER:TOOL` name): a rule matching any of them applies.
     pub fn check_names(&self, tools: &[&str], args: &Map<String, Value>) -> Option<Decision> {
-        let call = Call::new(args, tools);
+        self.check_in(tools, args, None)
+    }
+
+    /// [`Self::check_names`] for a call whose relative paths point under `cwd`, so that deny
+    /// and ask rules see where they point.
+    pub fn check_in(
+        &self,
+        tools: &[&str],
+        args: &Map<String, Value>,
+        cwd: Option<&Path>,
+    ) -> Option<Decision> {
+        let mut call = Call::new(args, tools);
+        call.anchors = Anchors::new(cwd);
         if any_denies(&self.deny, &call) {
             Some(Decision::Deny)
         } else if allowed(&self.allow, &call) {
@@ -84,8 +121,11 @@ pub fn approvals_allow(
     patterns: &[PermissionPattern],
     tools: &[&str],
     args: &Map<String, Value>,
+    cwd: Option<&Path>,
 ) -> bool {
-    allowed(patterns, &Call::new(args, tools))
+    let mut call = Call::new(args, tools);
+    call.anchors = Anchors::new(cwd);
+    allowed(patterns, &call)
 }
 
 /// One call: the tool's names (as written and lower-cased) and its arguments, with its shell
@@ -94,31 +134,46 @@ struct Call<'a> {
     tools: Vec<(&'a str, Folded)>,
     /// `tools` and the shell, if one of them runs a shell line ([`SHELL_ALIASES`]): the names
     /// deny and ask rules are matched against.
-    guarded: Vec<(&'a str, Folded)>,
+    guarded: Vec<Guard<'a>>,
     args: &'a Map<String, Value>,
     line: OnceCell<Option<Line>>,
+    /// Where the call's relative paths and `~` point.
+    anchors: Anchors,
+}
+
+/// A name deny and ask rules are matched against, and how the call's arguments read under it.
+struct Guard<'a> {
+    tool: (&'a str, Folded),
+    /// `(rule's key, the call's key)` when the name is another tool's ([`FILE_ALIASES`]).
+    key: Option<(&'static str, &'static str)>,
+    /// The call's value is a directory whose every descendant it reaches.
+    beneath: bool,
+}
+
+impl<'a> Guard<'a> {
+    fn new(tool: &'a str) -> Self {
+        Self {
+            tool: (tool, Folded::new(tool)),
+            key: None,
+            beneath: false,
+        }
+    }
+
+    /// The call's key a rule's `key` reads under this name.
+    fn key<'k>(&self, key: &'k str) -> &'k str {
+        match self.key {
+            Some((rule, call)) if key.eq_ignore_ascii_case(rule) => call,
+            _ => key,
+        }
+    }
 }
 
 /// A parsed shell line and its forms lower-cased, as deny and ask patterns compare them.
 struct Line {
     parsed: CommandLine,
     forms: Vec<Folded>,
-}
-
-/// A text lower-cased, as a string (for prefix tests) and as characters (for globs).
-struct Folded {
-    text: String,
-    chars: Vec<char>,
-}
-
-impl Folded {
-    fn new(text: &str) -> Self {
-        let text = text.to_lowercase();
-        Self {
-            chars: text.chars().collect(),
-            text,
-        }
-    }
+    /// Commands whose rest comes only at run time ([`CommandLine::open_forms`]).
+    open: Vec<Folded>,
 }
 
 impl<'a> Call<'a> {
@@ -127,12 +182,21 @@ impl<'a> Call<'a> {
             .iter()
             .filter(|(tool, _)| tools.contains(tool))
             .map(|(_, shell)| *shell);
-        let guarded = tools.iter().copied().chain(aliases);
+        let files = FILE_ALIASES
+            .iter()
+            .filter(|(tool, ..)| tools.contains(tool))
+            .map(|&(_, rule, rule_key, key, beneath)| Guard {
+                key: Some((rule_key, key)),
+                beneath,
+                ..Guard::new(rule)
+            });
+        let guarded = tools.iter().copied().chain(aliases).map(Guard::new);
         Self {
             tools: tools.iter().map(|t| (*t, Folded::new(t))).collect(),
-            guarded: guarded.map(|t| (t, Folded::new(t))).collect(),
+            guarded: guarded.chain(files).collect(),
             args,
             line: OnceCell::new(),
+            anchors: Anchors::default(),
         }
     }
 
@@ -145,7 +209,12 @@ impl<'a> Call<'a> {
             .get_or_init(|| {
                 let parsed = CommandLine::parse(self.args.get(SHELL_KEY)?.as_str()?);
                 let forms = parsed.forms().iter().map(|f| Folded::new(f)).collect();
-                Some(Line { parsed, forms })
+                let open = parsed.open_forms().iter().map(|f| Folded::new(f)).collect();
+                Some(Line {
+                    parsed,
+                    forms,
+                    open,
+                })
             })
             .as_ref()
     }
@@ -164,7 +233,9 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
     }
     call.tools.iter().any(|tool| {
         let Some(line) = call.line(tool.0) else {
-            return patterns.iter().any(|p| p.allows(tool, call.args, None));
+            return patterns
+                .iter()
+                .any(|p| p.allows(tool, call.args, None, &call.anchors));
         };
         let whole = call
             .args
@@ -172,8 +243,8 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
             .and_then(Value::as_str)
             .unwrap_or("");
         let outright = patterns.iter().any(|p| {
-            (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None))
-                || p.allows_exactly(tool, call.args, whole)
+            (!p.has_key(SHELL_KEY) && p.allows(tool, call.args, None, &call.anchors))
+                || p.allows_exactly(tool, call.args, whole, &call.anchors)
         });
         // Otherwise every simple command must be allowed by some pattern on its own.
         outright
@@ -182,7 +253,7 @@ fn allowed(patterns: &[PermissionPattern], call: &Call<'_>) -> bool {
                     && units.iter().all(|unit| {
                         patterns
                             .iter()
-                            .any(|p| p.allows(tool, call.args, Some(unit)))
+                            .any(|p| p.allows(tool, call.args, Some(unit), &call.anchors))
                     })
             })
     })
@@ -229,9 +300,11 @@ impl PermissionPattern {
 
     /// Read as a deny or ask rule: the tool glob matches and every argument condition holds
     /// for some argument whose key matches case-insensitively (a missing argument never does).
-    fn denies(&self, (tool, folded): &(&str, Folded), call: &Call<'_>) -> bool {
+    fn denies(&self, guard: &Guard<'_>, call: &Call<'_>) -> bool {
+        let (tool, folded) = &guard.tool;
         self.tool.matches_folded(folded)
             && self.args.iter().all(|(key, glob)| {
+                let key = guard.key(key);
                 call.args
                     .iter()
                     .filter(|(k, _)| k.eq_ignore_ascii_case(key))
@@ -239,38 +312,88 @@ impl PermissionPattern {
                         Some(line) if k.eq_ignore_ascii_case(SHELL_KEY) && v.is_string() => {
                             line.parsed.is_opaque()
                                 || line.forms.iter().any(|f| glob.matches_folded(f))
+                                || line.open.iter().any(|f| glob.matches_open(f))
                         }
-                        _ => glob.matches_folded(&Folded::new(&stringify(v))),
+                        _ => {
+                            value_denied(glob, v, &call.anchors, 0)
+                                || (guard.beneath && beneath_denied(glob, v, &call.anchors))
+                        }
                     })
             })
     }
 
     /// Read as an allow rule, with `unit` (one simple command) standing for a shell call's
-    /// `cmd`: keys match exactly and values strictly.
-    fn allows(&self, tool: &(&str, Folded), args: &Map<String, Value>, unit: Option<&str>) -> bool {
+    /// `cmd`: keys match exactly and values strictly; a value that names a path through a
+    /// symlink is allowed only when where it really points is allowed too.
+    fn allows(
+        &self,
+        tool: &(&str, Folded),
+        args: &Map<String, Value>,
+        unit: Option<&str>,
+        anchors: &Anchors,
+    ) -> bool {
         self.tool.matches_folded(&tool.1)
             && self
                 .args
                 .iter()
                 .all(|(key, glob)| match (unit, key.as_str()) {
                     (Some(unit), SHELL_KEY) => glob.matches(unit, Mode::StrictShell),
-                    _ => args
-                        .get(key)
-                        .is_some_and(|v| glob.matches(&stringify(v), Mode::Strict)),
+                    _ => args.get(key).is_some_and(|v| {
+                        glob.matches(&stringify(v), Mode::Strict)
+                            && v.as_str()
+                                .and_then(|s| anchors.real_spelling(s))
+                                .is_none_or(|real| glob.matches(&real, Mode::Strict))
+                    }),
                 })
     }
 
     /// A shell allow rule whose `cmd` has no wildcard and equals the whole line.
-    fn allows_exactly(&self, tool: &(&str, Folded), args: &Map<String, Value>, line: &str) -> bool {
+    fn allows_exactly(
+        &self,
+        tool: &(&str, Folded),
+        args: &Map<String, Value>,
+        line: &str,
+        anchors: &Anchors,
+    ) -> bool {
         self.args
             .iter()
             .any(|(key, glob)| key == SHELL_KEY && glob.is_literal(line))
-            && self.allows(tool, args, None)
+            && self.allows(tool, args, None, anchors)
     }
 
     fn has_key(&self, key: &str) -> bool {
         self.args.iter().any(|(k, _)| k == key)
     }
+}
+
+/// A deny or ask glob against one argument value: as docker-agent renders it, then (for a
+/// string) every spelling of the path it may name, and (for an array) each element.
+fn value_denied(glob: &Glob, v: &Value, anchors: &Anchors, depth: usize) -> bool {
+    glob.matches_folded(&Folded::new(&stringify(v)))
+        || match v {
+            Value::String(s) => anchors
+                .spellings(s)
+                .iter()
+                .any(|f| glob.matches_folded(&Folded::new(f))),
+            Value::Array(items) if depth < 8 => items
+                .iter()
+                .any(|item| value_denied(glob, item, anchors, depth + 1)),
+            _ => false,
+        }
+}
+
+/// A deny or ask glob against a directory a tool reads beneath: whether some path below any
+/// spelling of it matches.
+fn beneath_denied(glob: &Glob, v: &Value, anchors: &Anchors) -> bool {
+    let Some(dir) = v.as_str() else {
+        return false;
+    };
+    std::iter::once(dir.to_owned())
+        .chain(anchors.spellings(dir))
+        .any(|d| {
+            let open = if d.ends_with('/') { d } else { format!("{d}/") };
+            glob.matches_open(&Folded::new(&open))
+        })
 }
 
 /// Go's `%v` / `%g` rendering of an argument value.
@@ -296,200 +419,6 @@ fn stringify(v: &Value) -> String {
             format!("map[{}]", parts.join(" "))
         }
     }
-}
-
-/// How a glob is matched (see the module doc).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Mode {
-    /// Deny and ask: case-insensitive, wildcards cross `/`.
-    Generous,
-    /// Allow: case-sensitive, wildcards stop at `/`, no unspelled `..`.
-    Strict,
-    /// Allow for one shell command: [`Mode::Strict`], and wildcards never stand for shell
-    /// syntax.
-    StrictShell,
-}
-
-/// A compiled glob, kept as written and lower-cased.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Glob {
-    pattern: Vec<char>,
-    lower: Vec<char>,
-    /// `Some(prefix)` when the pattern is `prefix*` with no other glob characters.
-    prefix: Option<String>,
-    lower_prefix: Option<String>,
-    /// The pattern spells a `..` path component itself.
-    climbs: bool,
-}
-
-impl Glob {
-    fn parse(source: &str) -> Result<Self, String> {
-        let pattern: Vec<char> = source.chars().collect();
-        validate(&pattern).map_err(|e| format!("invalid glob `{source}`: {e}"))?;
-        let prefix = source
-            .strip_suffix('*')
-            .filter(|p| !p.contains(['*', '?', '[', '\\']))
-            .map(str::to_owned);
-        Ok(Self {
-            lower: source.to_lowercase().chars().collect(),
-            pattern,
-            lower_prefix: prefix.as_deref().map(str::to_lowercase),
-            prefix,
-            climbs: has_parent_component(source),
-        })
-    }
-
-    /// No glob characters, and the text is exactly `text`.
-    fn is_literal(&self, text: &str) -> bool {
-        !self
-            .pattern
-            .iter()
-            .any(|c| matches!(c, '*' | '?' | '[' | '\\'))
-            && self.pattern.iter().copied().eq(text.chars())
-    }
-
-    /// The generous reading (deny and ask) of a lower-cased text.
-    fn matches_folded(&self, text: &Folded) -> bool {
-        match &self.lower_prefix {
-            Some(prefix) => text.text.starts_with(prefix.as_str()),
-            None => glob_match(&self.lower, &text.chars, Mode::Generous),
-        }
-    }
-
-    /// The strict reading (allow).
-    fn matches(&self, text: &str, mode: Mode) -> bool {
-        match mode {
-            Mode::Generous => self.matches_folded(&Folded::new(text)),
-            Mode::Strict | Mode::StrictShell => {
-                if !self.climbs && has_parent_component(text) {
-                    return false;
-                }
-                if let Some(prefix) = &self.prefix {
-                    return text
-                        .strip_prefix(prefix.as_str())
-                        .is_some_and(|rest| mode == Mode::Strict || !rest.contains(SHELL_SYNTAX));
-                }
-                let text: Vec<char> = text.chars().collect();
-                glob_match(&self.pattern, &text, mode)
-            }
-        }
-    }
-}
-
-/// Whether `text` has a `..` component (`..`, `../x`, `x/..`, `x/../y`, also after spaces).
-fn has_parent_component(text: &str) -> bool {
-    text.split(|c: char| c == '/' || c.is_whitespace() || c == '=')
-        .any(|part| part == "..")
-}
-
-fn validate(p: &[char]) -> Result<(), &'static str> {
-    let mut i = 0;
-    while i < p.len() {
-        match p[i] {
-            '\\' => {
-                if i + 1 >= p.len() {
-                    return Err("trailing backslash");
-                }
-                i += 2;
-            }
-            '[' => i = class_end(p, i).ok_or("unclosed `[`")?,
-            _ => i += 1,
-        }
-    }
-    Ok(())
-}
-
-/// Index just past the `]` closing the class that starts at `start`.
-fn class_end(p: &[char], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    if p.get(i) == Some(&'^') {
-        i += 1;
-    }
-    let mut first = true;
-    while i < p.len() {
-        match p[i] {
-            ']' if !first => return Some(i + 1),
-            '\\' => i += 2,
-            _ => i += 1,
-        }
-        first = false;
-    }
-    None
-}
-
-fn class_matches(class: &[char], c: char) -> bool {
-    let (negated, body) = match class.first() {
-        Some('^') => (true, &class[1..]),
-        _ => (false, class),
-    };
-    let mut i = 0;
-    let mut hit = false;
-    while i < body.len() {
-        let lo = if body[i] == '\\' && i + 1 < body.len() {
-            i += 1;
-            body[i]
-        } else {
-            body[i]
-        };
-        if i + 2 < body.len() && body[i + 1] == '-' {
-            let hi = body[i + 2];
-            hit |= lo <= c && c <= hi;
-            i += 3;
-        } else {
-            hit |= lo == c;
-            i += 1;
-        }
-    }
-    hit != negated
-}
-
-/// Whether a wildcard (`*`, `?`, a class) may stand for `c` in `mode`.
-fn wild(c: char, mode: Mode) -> bool {
-    match mode {
-        Mode::Generous => true,
-        Mode::Strict => c != '/',
-        Mode::StrictShell => c != '/' && !SHELL_SYNTAX.contains(&c),
-    }
-}
-
-fn glob_match(p: &[char], t: &[char], mode: Mode) -> bool {
-    let (mut pi, mut ti) = (0, 0);
-    // Backtrack point for the last `*`: (pattern index after it, text index it consumed to).
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        let step = match p.get(pi) {
-            Some('*') => {
-                star = Some((pi + 1, ti));
-                pi += 1;
-                continue;
-            }
-            Some('?') if wild(t[ti], mode) => Some(pi + 1),
-            Some('[') => match class_end(p, pi) {
-                Some(end) if wild(t[ti], mode) && class_matches(&p[pi + 1..end - 1], t[ti]) => {
-                    Some(end)
-                }
-                _ => None,
-            },
-            Some('\\') if p.get(pi + 1) == Some(&t[ti]) => Some(pi + 2),
-            Some(&c) if c != '\\' && c != '?' && c == t[ti] => Some(pi + 1),
-            _ => None,
-        };
-        match step {
-            Some(next) => {
-                pi = next;
-                ti += 1;
-            }
-            None => match star {
-                Some((sp, st)) if wild(t[st], mode) => {
-                    star = Some((sp, st + 1));
-                    pi = sp;
-                    ti = st + 1;
-                }
-                _ => return false,
-            },
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
 }
 
 #[cfg(test)]

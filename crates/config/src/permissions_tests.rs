@@ -1,6 +1,8 @@
 use proptest::prelude::*;
 use serde_json::json;
 
+use std::path::Path;
+
 use super::*;
 
 fn args(v: Value) -> Map<String, Value> {
@@ -454,4 +456,105 @@ proptest! {
         let a = args(json!({ "cmd": line }));
         prop_assert_ne!(perms.check("shell", &a), Some(Decision::Allow), "{}", line);
     }
+}
+
+#[test]
+fn shell_deny_rules_hold_where_the_line_names_its_program_late() {
+    let denied = |pattern: &str, cmd: &str| verdicts(pattern, "shell", &json!({ "cmd": cmd })).0;
+    for cmd in [
+        "ls | xargs rm",
+        "ls | xargs -0 /bin/rm",
+        "echo -rf / | xargs rm",
+        "ls | xargs -I % rm %",
+        "find . -exec rm {} \\;",
+        "/bin/r? victim",
+        "/b*/rm victim",
+        "r[m] victim",
+        "env -S rm victim",
+        "coproc rm victim",
+        "strace -f rm victim",
+        "script -qc 'rm victim' /dev/null",
+        ". /dev/stdin <<< 'rm victim'",
+        "source <(echo rm victim)",
+        "sh <(echo rm victim)",
+        "shopt -s expand_aliases\nalias r=rm\nr victim",
+    ] {
+        assert!(denied("shell:cmd=rm *", cmd), "{cmd}");
+    }
+    // Input appended by `xargs` may hold any option.
+    assert!(denied("shell:cmd=rm -rf *", "ls | xargs rm"));
+    assert!(denied("shell:cmd=rm*-r*", "ls | xargs -I % rm %"));
+    for cmd in ["ls | xargs grep x", "find . -exec cat {} \\;", "ls *.rs"] {
+        assert!(!denied("shell:cmd=rm *", cmd), "{cmd}");
+    }
+}
+
+#[test]
+fn path_deny_rules_hold_for_every_spelling_of_the_path() {
+    let p = Permissions {
+        deny: list(&["write_file:path=/etc/*", "read_multiple_files:paths=/etc/*"]),
+        ask: list(&["read_file:path=/etc/passwd"]),
+        ..Permissions::default()
+    };
+    let cwd = Path::new("/etc");
+    let at = |tool: &str, a: Value, cwd: &Path| p.check_in(&[tool], &args(a), Some(cwd));
+    for path in [
+        "/tmp/../etc/passwd",
+        "//etc/passwd",
+        "/./etc/passwd",
+        "/etc//passwd",
+        "passwd",
+        "./passwd",
+        "../etc/passwd",
+    ] {
+        let a = json!({"path": path, "content": "x"});
+        assert_eq!(at("write_file", a, cwd), Some(Decision::Deny), "{path}");
+        let a = json!({"path": path});
+        assert_eq!(at("read_file", a, cwd), Some(Decision::Ask), "{path}");
+    }
+    let a = json!({"paths": ["/tmp/x", "/tmp/../etc/shadow"]});
+    assert_eq!(
+        at("read_multiple_files", a, Path::new("/")),
+        Some(Decision::Deny)
+    );
+    let a = json!({"path": "/tmp/x", "content": "/etc/passwd"});
+    assert_eq!(at("write_file", a, Path::new("/")), None);
+    // Allow rules stay strict: a spelled-out `..` is never allowed by a pattern without one.
+    let allow = Permissions {
+        allow: list(&["write_file:path=/tmp/*"]),
+        ..Permissions::default()
+    };
+    let a = args(json!({"path": "/tmp/../etc/passwd"}));
+    assert_eq!(allow.check_in(&["write_file"], &a, Some(cwd)), None);
+}
+
+#[test]
+fn a_files_deny_rule_holds_for_the_tools_that_reach_the_same_file() {
+    let p = Permissions {
+        deny: list(&["write_file:path=/etc/*"]),
+        ask: list(&["read_file:path=/secret/*"]),
+        ..Permissions::default()
+    };
+    let at = |tool: &str, a: Value| p.check_in(&[tool], &args(a), Some(Path::new("/")));
+    let edit = json!({"path": "/etc/passwd", "edits": []});
+    assert_eq!(at("edit_file", edit), Some(Decision::Deny));
+    let many = json!({"paths": ["/tmp/x", "/secret/key"]});
+    assert_eq!(at("read_multiple_files", many), Some(Decision::Ask));
+    let search = json!({"path": "/secret", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", search), Some(Decision::Ask));
+    let search = json!({"path": "/", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", search), Some(Decision::Ask));
+    let elsewhere = json!({"path": "/tmp", "query": "BEGIN"});
+    assert_eq!(at("search_files_content", elsewhere), None);
+    assert_eq!(
+        at("edit_file", json!({"path": "/tmp/x", "edits": []})),
+        None
+    );
+    // Allow rules do not extend: an allow for `read_file` allows no other tool.
+    let allow = Permissions {
+        allow: list(&["read_file:path=/tmp/*"]),
+        ..Permissions::default()
+    };
+    let a = args(json!({"paths": ["/tmp/x"]}));
+    assert_eq!(allow.check_in(&["read_multiple_files"], &a, None), None);
 }

@@ -15,7 +15,8 @@
 //! 4. permission rules: deny (it holds under `--yolo`), the session's and the team's allows,
 //!    then ask,
 //! 5. the safety mode: `--yolo` and `autonomous` approve,
-//! 6. the default lane of `pre_tool_use` (its `updated_input` rewrites the call),
+//! 6. the default lane of `pre_tool_use` (its `updated_input` rewrites the call, and the deny
+//!    rules are checked again on the rewrite),
 //! 7. the tool's read-only hint (not in `strict` mode),
 //! 8. `restricted` mode denies what nothing allowed,
 //! 9. `permission_request` hooks, answering for the user,
@@ -346,12 +347,11 @@ impl Ladder<'_> {
         } else {
             &[name, target.qualified]
         };
-        let rules = self.permissions.check_names(names, &v.arguments);
-        if rules == Some(Decision::Deny) {
-            let denial = format!("Tool '{name}' is denied by permissions configuration.");
-            return ControlFlow::Break(v.deny("team_permissions_deny", denial));
-        }
-        if tether_config::approvals_allow(self.approved, names, &v.arguments) {
+        let rules = self.check_rules(call, target, v)?;
+        let v = rules.1;
+        let rules = rules.0;
+        let cwd = std::path::Path::new(&self.base.cwd);
+        if tether_config::approvals_allow(self.approved, names, &v.arguments, Some(cwd)) {
             return ControlFlow::Break(v.end(Decision::Allow, "session_permissions_allow"));
         }
         if rules == Some(Decision::Allow) {
@@ -369,6 +369,28 @@ impl Ladder<'_> {
         ControlFlow::Continue(v)
     }
 
+    /// The permission rules for the call's current arguments; a deny settles it.
+    fn check_rules(
+        &self,
+        call: &ToolCall,
+        target: Target<'_>,
+        v: Verdict,
+    ) -> ControlFlow<Verdict, (Option<Decision>, Verdict)> {
+        let name = call.function.name.as_str();
+        let names: &[&str] = if target.qualified.is_empty() {
+            &[name]
+        } else {
+            &[name, target.qualified]
+        };
+        let cwd = std::path::Path::new(&self.base.cwd);
+        let rules = self.permissions.check_in(names, &v.arguments, Some(cwd));
+        if rules == Some(Decision::Deny) {
+            let denial = format!("Tool '{name}' is denied by permissions configuration.");
+            return ControlFlow::Break(v.deny("team_permissions_deny", denial));
+        }
+        ControlFlow::Continue((rules, v))
+    }
+
     /// Steps 6 and 7: the default lane of `pre_tool_use` (read-only tools reach it too), then
     /// the read-only hint; both skipped when a rule asks.
     async fn default_lane(&self, call: &ToolCall, target: Target<'_>, mut v: Verdict) -> Step {
@@ -383,6 +405,8 @@ impl Ladder<'_> {
             o.apply(&mut v.arguments);
             if o.updated_input.is_some() {
                 v = self.recheck(target, v)?;
+                // The rules ran on the arguments before the rewrite; a deny holds for these.
+                v = self.check_rules(call, target, v)?.1;
             }
             match o.decision {
                 Some(Decision::Deny) => {

@@ -203,16 +203,19 @@ impl Executor {
     }
 
     /// The hooks a dispatch would run, in order, without duplicates.
-    /// A tool event's matcher accepts the tool's name or, for an MCP tool, its
-    /// `mcp:SERVER:TOOL` name.
+    /// A tool event's matcher accepts the tool's name, for an MCP tool its `mcp:SERVER:TOOL`
+    /// name, and for a tool that runs a shell line (a background job) `shell`, so that a guard
+    /// written for the shell cannot be walked around through it.
     fn select(&self, event: HookEvent, lane: Lane, input: &HookInput) -> Vec<Arc<CompiledHook>> {
         let mut out: Vec<Arc<CompiledHook>> = Vec::new();
         let qualified = input.tool_qualified_name.as_str();
+        let shell = tether_config::shell_alias(&input.tool_name);
         for entry in &self.events[event.index()] {
             if entry.lane != lane
                 || (event.uses_matcher()
                     && !entry.matcher.matches(&input.tool_name)
-                    && (qualified.is_empty() || !entry.matcher.matches(qualified)))
+                    && (qualified.is_empty() || !entry.matcher.matches(qualified))
+                    && !shell.is_some_and(|s| entry.matcher.matches(s)))
             {
                 continue;
             }

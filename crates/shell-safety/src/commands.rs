@@ -65,8 +65,20 @@ const PLAIN_KINDS: &[&str] = &[
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CommandLine {
     forms: Vec<String>,
+    open: Vec<String>,
     units: Option<Vec<String>>,
     opaque: bool,
+}
+
+/// What follows a command's words when it runs.
+#[derive(Debug, Clone, Copy)]
+enum Tail<'a> {
+    /// Nothing: the words are the whole command.
+    Closed,
+    /// Arguments unknown until run time are appended (`xargs rm`, an alias used later).
+    Appended,
+    /// This text is replaced by input unknown until run time (`{}` of `find -exec`).
+    Placeholder(&'a str),
 }
 
 impl CommandLine {
@@ -75,6 +87,7 @@ impl CommandLine {
     pub fn parse(line: &str) -> Self {
         let mut out = Self {
             forms: vec![line.to_owned(), line.trim().to_owned()],
+            open: Vec::new(),
             units: None,
             opaque: false,
         };
@@ -83,7 +96,9 @@ impl CommandLine {
             out.forms.dedup();
             return out;
         };
-        out.collect(&script, 0);
+        out.collect(&script, 0, Tail::Closed);
+        out.open.sort();
+        out.open.dedup();
         out.units = plain_units(&script, tree.root_node());
         let whole = out.forms.remove(0);
         out.forms.retain(|f| !f.is_empty());
@@ -96,6 +111,13 @@ impl CommandLine {
     /// against (see the module doc).
     pub fn forms(&self) -> &[String] {
         &self.forms
+    }
+
+    /// Beginnings of commands whose rest is unknown until run time (`xargs rm` runs `rm `
+    /// and then whatever its input holds): a deny or ask rule that could match some
+    /// continuation of one of these must be taken to match.
+    pub fn open_forms(&self) -> &[String] {
+        &self.open
     }
 
     /// Some command's program cannot be told before it runs (a computed name, a syntax error,
@@ -111,7 +133,7 @@ impl CommandLine {
         self.units.as_deref()
     }
 
-    fn collect(&mut self, script: &Script<'_>, depth: usize) {
+    fn collect(&mut self, script: &Script<'_>, depth: usize, tail: Tail<'_>) {
         self.opaque |= script.too_deep;
         if script.has_error {
             // tree-sitter recovered from an error: bash may split the line differently, so
@@ -123,7 +145,7 @@ impl CommandLine {
             // Substitutions inside words and assignments are commands of their own here.
             self.forms.push(command.text.trim().to_owned());
             if !command.argv.is_empty() {
-                self.argv(&command.argv, command, script, depth, 0);
+                self.argv(&command.argv, command, script, depth, 0, tail);
             }
         }
     }
@@ -136,6 +158,7 @@ impl CommandLine {
         script: &Script<'_>,
         depth: usize,
         peeled: usize,
+        tail: Tail<'_>,
     ) {
         let Some((head, args)) = argv.split_first() else {
             return;
@@ -144,47 +167,127 @@ impl CommandLine {
             self.opaque = true;
             return;
         }
-        if head.opaque || head.computed {
+        // An unquoted glob in the program's name (`/bin/r?`, `r[m]`) picks the program from
+        // the files present when it runs.
+        if head.opaque || head.computed || head.glob {
             self.opaque = true;
         }
         let words: Vec<&str> = argv.iter().map(Word::as_str).collect();
-        self.forms.push(words.join(" "));
         let name = command_name(&head.text);
+        let mut forms = vec![words.join(" ")];
         if head.text.contains('/') {
             let mut short = vec![name.as_str()];
             short.extend(args.iter().map(Word::as_str));
-            self.forms.push(short.join(" "));
+            forms.push(short.join(" "));
         }
+        for form in &forms {
+            match tail {
+                Tail::Closed => {}
+                Tail::Appended => self.open.push(format!("{form} ")),
+                Tail::Placeholder(mark) => {
+                    if let Some(at) = form.find(mark) {
+                        self.open.push(form[..at].to_owned());
+                    }
+                }
+            }
+        }
+        self.forms.extend(forms);
         if name == "find" {
             for inner in find_exec(args) {
-                self.argv(inner, command, script, depth, peeled + 1);
+                self.argv(
+                    inner,
+                    command,
+                    script,
+                    depth,
+                    peeled + 1,
+                    Tail::Placeholder("{}"),
+                );
+            }
+            return;
+        }
+        if name == "alias" {
+            // An alias runs its text with the arguments it is later given.
+            for value in args.iter().filter_map(|w| w.text.split_once('=')) {
+                self.nested(value.1, depth, Tail::Appended);
             }
             return;
         }
         match wrappers::peel(&name, args) {
-            Some(Wrap::Exec { rest, .. }) => self.argv(rest, command, script, depth, peeled + 1),
-            Some(Wrap::Script { text, .. }) => self.nested(&text, depth),
+            Some(Wrap::Exec {
+                rest,
+                placeholder,
+                appends,
+                ..
+            }) => {
+                let tail = match (&placeholder, appends) {
+                    (Some(mark), _) => Tail::Placeholder(mark),
+                    (None, true) => Tail::Appended,
+                    (None, false) => tail,
+                };
+                self.argv(rest, command, script, depth, peeled + 1, tail);
+            }
+            Some(Wrap::Script { text, .. }) => self.nested(&text, depth, Tail::Closed),
             Some(Wrap::Bare { .. }) => {}
-            None if wrappers::is_shell(&name) && reads_stdin(args) => match &command.stdin_text {
-                Some(text) => self.nested(text, depth),
-                None => self.opaque = true,
-            },
+            None if (wrappers::is_shell(&name) && reads_stdin(args))
+                || runs_script_from_stdin(&name, args) =>
+            {
+                match &command.stdin_text {
+                    Some(text) => self.nested(text, depth, Tail::Closed),
+                    None => self.opaque = true,
+                }
+            }
+            // `sh <(…)`, `source <(…)`, `bash "$f"`: the script is known only when it runs.
+            None if runs_script(&name) && script_operand(args).is_some_and(|w| w.opaque) => {
+                self.opaque = true;
+            }
             None if script.defines_function(&name) => {}
             None => {}
         }
     }
 
-    fn nested(&mut self, text: &str, depth: usize) {
+    fn nested(&mut self, text: &str, depth: usize, tail: Tail<'_>) {
         if depth >= MAX_NESTING {
             self.opaque = true;
             return;
         }
         self.forms.push(text.trim().to_owned());
         match script::build(text) {
-            Ok(inner) => self.collect(&inner, depth + 1),
+            Ok(inner) => self.collect(&inner, depth + 1, tail),
             Err(_) => self.opaque = true,
         }
     }
+}
+
+/// Commands that run a script file named by their first operand.
+fn runs_script(name: &str) -> bool {
+    wrappers::is_shell(name) || name == "." || name == "source"
+}
+
+/// The script file a shell or `source` runs: its first operand after the options.
+fn script_operand(args: &[Word]) -> Option<&Word> {
+    let mut iter = args.iter();
+    while let Some(word) = iter.next() {
+        match word.text.as_str() {
+            "--" => return iter.next(),
+            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => {
+                iter.next();
+            }
+            t if !word.opaque && (t.starts_with('-') || t.starts_with('+')) && t.len() > 1 => {}
+            _ => return Some(word),
+        }
+    }
+    None
+}
+
+/// `bash /dev/stdin`, `. /dev/stdin`, `source /proc/self/fd/0`: a script read from stdin.
+fn runs_script_from_stdin(name: &str, args: &[Word]) -> bool {
+    runs_script(name)
+        && script_operand(args).is_some_and(|w| {
+            matches!(
+                w.text.as_str(),
+                "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0" | "-"
+            )
+        })
 }
 
 /// `find … -exec CMD … ;` (and `-execdir`, `-ok`, `-okdir`): the commands find runs.

@@ -119,3 +119,70 @@ fn substitutions_redirections_and_heredocs_withhold_units() {
         assert_eq!(CommandLine::parse(line).units(), None, "{line:?}");
     }
 }
+
+#[test]
+fn commands_behind_more_wrappers_are_seen() {
+    let cases = [
+        ("env -S 'rm -r' victim", "rm -r victim"),
+        ("/usr/bin/env -S rm victim", "rm victim"),
+        ("coproc rm victim", "rm victim"),
+        ("strace -f -o log rm victim", "rm victim"),
+        ("ltrace rm victim", "rm victim"),
+        ("script -qc 'rm victim' /dev/null", "rm victim"),
+        (". /dev/stdin <<< 'rm victim'", "rm victim"),
+        ("source /dev/stdin <<'EOF'\nrm victim\nEOF", "rm victim"),
+        ("bash /dev/stdin <<< 'rm victim'", "rm victim"),
+        (
+            "shopt -s expand_aliases\nalias r='rm -r'\nr victim",
+            "rm -r",
+        ),
+    ];
+    for (line, form) in cases {
+        let parsed = CommandLine::parse(line);
+        assert!(
+            parsed.forms().iter().any(|f| f == form),
+            "{line:?} lacks {form:?}: {:?}",
+            parsed.forms()
+        );
+    }
+}
+
+#[test]
+fn arguments_supplied_at_run_time_leave_a_command_open() {
+    let cases = [
+        ("ls | xargs rm", "rm "),
+        ("ls | xargs -0 /bin/rm", "rm "),
+        ("ls | xargs sudo rm -r", "rm -r "),
+        ("ls | xargs -I % rm -rf %", "rm -rf "),
+        ("find . -exec rm -rf {} \\;", "rm -rf "),
+        ("alias r=rm", "rm "),
+    ];
+    for (line, open) in cases {
+        let parsed = CommandLine::parse(line);
+        assert!(
+            parsed.open_forms().iter().any(|f| f == open),
+            "{line:?} lacks open {open:?}: {:?}",
+            parsed.open_forms()
+        );
+    }
+    assert!(CommandLine::parse("rm x; ls").open_forms().is_empty());
+}
+
+#[test]
+fn a_program_named_by_a_glob_or_a_script_known_only_at_run_time_is_opaque() {
+    for line in [
+        "/bin/r? -rf victim",
+        "/b*/rm victim",
+        "r[m] victim",
+        "sh <(echo rm victim)",
+        "source <(echo rm victim)",
+        ". <(curl -s example.com)",
+        "bash \"$SCRIPT\"",
+        ". /dev/stdin",
+    ] {
+        assert!(CommandLine::parse(line).is_opaque(), "{line:?}");
+    }
+    for line in ["ls *.rs", "source ./env.sh", "bash run.sh"] {
+        assert!(!CommandLine::parse(line).is_opaque(), "{line:?}");
+    }
+}

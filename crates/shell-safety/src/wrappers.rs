@@ -152,9 +152,12 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
             or_bare(exec(rest, true, false), true, false)
         }
         "env" => {
-            if let Some(split) = option_value(args, 'S', "split-string") {
+            // `env -S 'rm -r' x` splits the string and runs it with the operands after it.
+            if let Some((split, next)) = option_value_at(args, 'S', "split-string") {
+                let mut text = vec![split.as_str()];
+                text.extend(args[next.min(args.len())..].iter().map(Word::as_str));
                 return Some(Wrap::Script {
-                    text: split,
+                    text: text.join(" "),
                     elevates: false,
                     keeps_safe: true,
                 });
@@ -163,7 +166,7 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
             assignments_then_exec(&args[start..], false, true)
         }
         "nice" => safe_exec(&args[skip_options(args, "n", &["adjustment"])..]),
-        "nohup" | "setsid" | "unbuffer" | "builtin" | "busybox" | "toybox" => {
+        "nohup" | "setsid" | "unbuffer" | "builtin" | "busybox" | "toybox" | "coproc" => {
             safe_exec(&args[skip_options(args, "", &[])..])
         }
         "time" => {
@@ -174,6 +177,23 @@ pub(crate) fn peel<'a>(name: &str, args: &'a [Word]) -> Option<Wrap<'a>> {
             or_bare(exec(&args[start..], false, !writes), false, !writes)
         }
         "caffeinate" => safe_exec(&args[skip_options(args, "tw", &[])..]),
+        // Tracers run the command they are given; `-o FILE` writes FILE.
+        "strace" | "ltrace" => {
+            let start = skip_options(args, "aAbDeEFIlnoOpPsSuUwxX", &[]);
+            or_bare(exec(&args[start..], false, false), false, false)
+        }
+        // util-linux `script -c CMD` runs CMD in a shell (and writes a typescript file).
+        "script" => match option_value(args, 'c', "command") {
+            Some(text) => Wrap::Script {
+                text,
+                elevates: false,
+                keeps_safe: false,
+            },
+            None => Wrap::Bare {
+                elevates: false,
+                safe: false,
+            },
+        },
         "stdbuf" => safe_exec(&args[skip_options(args, "ioe", &["input", "output", "error"])..]),
         "ionice" => safe_exec(
             &args[skip_options(args, "cnpPu", &["class", "classdata", "pid", "pgid", "uid"])..],
@@ -500,24 +520,33 @@ pub(crate) fn has_short(args: &[Word], flag: char) -> bool {
 
 /// The value of `-c VALUE`, `-cVALUE`, `--command VALUE` or `--command=VALUE`.
 pub(crate) fn option_value(args: &[Word], short: char, long: &str) -> Option<String> {
-    let mut iter = args.iter().take_while(|w| w.text != "--");
-    while let Some(arg) = iter.next() {
+    option_value_at(args, short, long).map(|(value, _)| value)
+}
+
+/// [`option_value`], and the index of the argument after the value.
+fn option_value_at(args: &[Word], short: char, long: &str) -> Option<(String, usize)> {
+    let end = args
+        .iter()
+        .position(|w| w.text == "--")
+        .unwrap_or(args.len());
+    let separate = |i: usize| args.get(i + 1).filter(|_| i + 1 < end);
+    for (i, arg) in args[..end].iter().enumerate() {
         let text = arg.text.as_str();
         if let Some(rest) = text.strip_prefix("--") {
             if rest == long {
-                return iter.next().map(|w| w.text.clone());
+                return separate(i).map(|w| (w.text.clone(), i + 2));
             }
             if let Some(value) = rest.strip_prefix(long).and_then(|r| r.strip_prefix('=')) {
-                return Some(value.to_owned());
+                return Some((value.to_owned(), i + 1));
             }
         } else if arg.is_option()
             && let Some(pos) = text[1..].find(short)
         {
             let attached = &text[1 + pos + short.len_utf8()..];
             if attached.is_empty() {
-                return iter.next().map(|w| w.text.clone());
+                return separate(i).map(|w| (w.text.clone(), i + 2));
             }
-            return Some(attached.to_owned());
+            return Some((attached.to_owned(), i + 1));
         }
     }
     None

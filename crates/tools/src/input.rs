@@ -201,4 +201,12 @@ mod tests {
         );
         assert!(parse_arguments("t", "{").is_err());
     }
+
+    #[test]
+    fn a_key_written_twice_leaves_one_value_for_rules_hooks_and_the_tool() {
+        // The ladder parses once and hands this one map to every rule, hook and the tool,
+        // so none can read the other value.
+        let once = parse_arguments("shell", r#"{"cmd":"ls","cmd":"rm -rf /"}"#).unwrap();
+        assert_eq!(once, args(json!({"cmd": "rm -rf /"})));
+    }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tether_config::{
-    Agent, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSandbox, HookSpec, HooksConfig,
-    MatcherEntry, OnError, ToolsetKind,
+    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSandbox, HookSpec, HooksConfig, MatcherEntry,
+    OnError,
 };
 use tether_exec::ShellKind;
 use tether_protocol::HookEvent;
@@ -199,36 +199,6 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
     warnings
 }
 
-/// A guard matched to `shell` alone does not see a background job, which runs a shell line
-/// too: a model it stops could go round it.
-fn background_job_warnings(hooks: &HooksConfig, agent: &Agent) -> Vec<String> {
-    const JOB: &str = "run_background_job";
-    let has_jobs = agent
-        .toolsets
-        .iter()
-        .any(|t| t.kind == ToolsetKind::BackgroundJobs);
-    if !has_jobs {
-        return Vec::new();
-    }
-    let mut warnings = Vec::new();
-    for event in [
-        HookEvent::PreToolUse,
-        HookEvent::ToolGuard,
-        HookEvent::PermissionRequest,
-    ] {
-        for entry in hooks.entries(event) {
-            if entry.matcher.matches("shell") && !entry.matcher.matches(JOB) {
-                let at = entry.hooks.first().map_or_else(String::new, origin);
-                warnings.push(format!(
-                    "{at}: {event} matcher `{}` guards `shell` but not `{JOB}`, which runs shell commands too (match both: `shell|{JOB}`)",
-                    entry.matcher.source()
-                ));
-            }
-        }
-    }
-    warnings
-}
-
 pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let (file, unfetched) = common::load_offline(&args.agent_file)?;
     let agent = common::pick_agent(&file, args.agent.as_deref())?;
@@ -249,7 +219,6 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     );
     let mut warnings = unfetched;
     warnings.extend(missing_program_warnings(&hooks, &file.dir));
-    warnings.extend(background_job_warnings(&hooks, agent));
     let trust = crate::trust::Review::new(&args.agent_file, &cwd, &user)?;
 
     if args.json {
