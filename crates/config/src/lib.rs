@@ -16,6 +16,7 @@ mod mcp;
 mod model;
 mod permissions;
 mod policy;
+mod policy_shell;
 mod rag;
 mod raw;
 mod sandbox;
@@ -56,7 +57,8 @@ pub use model::{
     ModelConfig, ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow};
-pub use policy::{POLICY_EVENTS, PolicyHook};
+pub use policy::{POLICY_EVENTS, PolicyHook, TextAt};
+pub use policy_shell::ShellOnlyForbid;
 pub use rag::{
     Chunking, Fusion, Prefetch, RagResults, RagSource, RagStrategy, RagStrategyKind, Reranking,
     TopologyPrior,

@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use cedar_policy::{
-    Authorizer, Context, Decision as CedarDecision, Entities, EntityId, EntityTypeName, EntityUid,
-    Policy, PolicyId, PolicySet, Request, RestrictedExpression,
+    AuthorizationError, Authorizer, Context, Decision as CedarDecision, Entities, EntityId,
+    EntityTypeName, EntityUid, Policy, PolicyId, PolicySet, Request, Response,
+    RestrictedExpression,
 };
 use serde_json::{Map, Value};
 use tether_config::{POLICY_EVENTS, PolicyHook as PolicyConfig};
@@ -23,7 +24,7 @@ use tether_protocol::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 
 use crate::policy_condition::{Call, Compiled};
 use crate::policy_scope::ScopeIndex;
-use crate::result::Outcome;
+use crate::result::{Outcome, PolicyError};
 
 /// A policy as decisions show it, looked up once at load.
 #[derive(Debug)]
@@ -34,6 +35,8 @@ struct Entry {
     reason: String,
     /// Its compiled form, when its condition is within the fast path's subset.
     compiled: Option<Compiled>,
+    /// The policy itself: Cedar words the errors of compiled ones too.
+    policy: Policy,
 }
 
 /// The policies one decision evaluates.
@@ -92,6 +95,8 @@ pub(crate) struct PolicyAnswer {
     /// The ids of the policies that determined the answer (`@id`, else Cedar's id), in the
     /// order of the policy text.
     pub(crate) policies: Vec<String>,
+    /// The policies whose condition errored, so did not apply, in the order of the text.
+    pub(crate) errors: Vec<PolicyError>,
 }
 
 fn type_name(name: &str) -> Result<EntityTypeName, String> {
@@ -141,6 +146,7 @@ impl PolicyHook {
                     id,
                     reason,
                     compiled,
+                    policy: Policy::clone(p),
                 }
             })
             .collect();
@@ -197,6 +203,7 @@ impl PolicyHook {
             Err(e) => PolicyAnswer {
                 outcome: Outcome::failed(format!("policy hook: {e}")),
                 policies: Vec::new(),
+                errors: Vec::new(),
             },
         }
     }
@@ -245,6 +252,9 @@ impl PolicyHook {
         }
         let mut forbids = Vec::new();
         let mut permits = Vec::new();
+        // Compiled policies whose condition errored; Cedar words the error (rare: no
+        // allocation when nothing errors).
+        let mut faulted = Vec::new();
         if !bucket.fast.is_empty() {
             let call = Call {
                 agent: &input.agent_name,
@@ -257,18 +267,19 @@ impl PolicyHook {
                 prompt: (event == HookEvent::UserPromptSubmit).then_some(input.prompt.as_str()),
             };
             for &at in &bucket.fast {
-                if let Some(p) = self.entries.get(at).and_then(|e| e.compiled.as_ref())
-                    && p.applies(&call)
-                {
-                    if p.is_forbid() {
-                        forbids.push(at);
-                    } else {
-                        permits.push(at);
-                    }
+                let Some(p) = self.entries.get(at).and_then(|e| e.compiled.as_ref()) else {
+                    continue;
+                };
+                match p.applies(&call) {
+                    Ok(true) if p.is_forbid() => forbids.push(at),
+                    Ok(true) => permits.push(at),
+                    Ok(false) => {}
+                    Err(_) => faulted.push(at),
                 }
             }
         }
-        if !bucket.cedar.is_empty() {
+        let mut errors = Vec::new();
+        if !bucket.cedar.is_empty() || !faulted.is_empty() {
             let request = Request::new(
                 uid(&self.agent_type, &input.agent_name),
                 action.clone(),
@@ -277,27 +288,42 @@ impl PolicyHook {
                 None,
             )
             .map_err(|e| e.to_string())?;
-            let response = self
-                .authorizer
-                .is_authorized(&request, &bucket.cedar, &self.entities);
-            // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
-            let applying = match response.decision() {
-                CedarDecision::Deny => &mut forbids,
-                CedarDecision::Allow => &mut permits,
-            };
-            for id in response.diagnostics().reason() {
-                let at = self
-                    .places
-                    .get(id)
-                    .ok_or_else(|| format!("policy `{id}` is not in the set"))?;
-                applying.push(*at);
+            if !bucket.cedar.is_empty() {
+                let response =
+                    self.authorizer
+                        .is_authorized(&request, &bucket.cedar, &self.entities);
+                // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
+                let applying = match response.decision() {
+                    CedarDecision::Deny => &mut forbids,
+                    CedarDecision::Allow => &mut permits,
+                };
+                for id in response.diagnostics().reason() {
+                    applying.push(self.place(id)?);
+                }
+                self.collect_errors(&response, &mut errors)?;
             }
+            if !faulted.is_empty() {
+                self.word_faults(&request, &faulted, &mut errors)?;
+            }
+            errors.sort_by_key(|(at, _)| *at);
         }
+        let errors: Vec<PolicyError> = errors
+            .into_iter()
+            .filter_map(|(at, error)| {
+                let policy = self.entries.get(at)?.id.clone();
+                Some(PolicyError { policy, error })
+            })
+            .collect();
         let (deny, mut determining) = match (forbids.is_empty(), permits.is_empty()) {
             (false, _) => (true, forbids),
             (true, false) => (false, permits),
             // Cedar denies by default when nothing applies: here that is no opinion.
-            (true, true) => return Ok(no_opinion()),
+            (true, true) => {
+                return Ok(PolicyAnswer {
+                    errors,
+                    ..no_opinion()
+                });
+            }
         };
         determining.sort_unstable();
         let entries: Vec<&Entry> = determining
@@ -314,7 +340,55 @@ impl PolicyHook {
         Ok(PolicyAnswer {
             outcome: Outcome::ok(output),
             policies,
+            errors,
         })
+    }
+
+    fn place(&self, id: &PolicyId) -> Result<usize, String> {
+        self.places
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("policy `{id}` is not in the set"))
+    }
+
+    /// The policies that errored in `response`, with Cedar's message, as places.
+    fn collect_errors(
+        &self,
+        response: &Response,
+        errors: &mut Vec<(usize, String)>,
+    ) -> Result<(), String> {
+        for e in response.diagnostics().errors() {
+            let AuthorizationError::PolicyEvaluationError(e) = e;
+            errors.push((self.place(e.policy_id())?, e.inner().to_string()));
+        }
+        Ok(())
+    }
+
+    /// Cedar's messages for the compiled policies at `faulted`, which errored on `request`.
+    fn word_faults(
+        &self,
+        request: &Request,
+        faulted: &[usize],
+        errors: &mut Vec<(usize, String)>,
+    ) -> Result<(), String> {
+        let policies = faulted
+            .iter()
+            .filter_map(|at| self.entries.get(*at))
+            .map(|e| e.policy.clone());
+        let set = PolicySet::from_policies(policies).map_err(|e| e.to_string())?;
+        let response = self.authorizer.is_authorized(request, &set, &self.entities);
+        let before = errors.len();
+        self.collect_errors(&response, errors)?;
+        // Were Cedar ever to see no error in one, it still did not apply: say so plainly.
+        for &at in faulted {
+            if !errors
+                .get(before..)
+                .is_some_and(|new| new.iter().any(|(p, _)| *p == at))
+            {
+                errors.push((at, "the condition errored".to_owned()));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -322,7 +396,22 @@ fn no_opinion() -> PolicyAnswer {
     PolicyAnswer {
         outcome: Outcome::ok(None),
         policies: Vec::new(),
+        errors: Vec::new(),
     }
+}
+
+/// The run's error text for policies that errored: each id with Cedar's message.
+pub(crate) fn describe_errors(errors: &[PolicyError]) -> String {
+    let each: Vec<String> = errors
+        .iter()
+        .map(|e| {
+            format!(
+                "policy `{}` errored, so did not apply: {}",
+                e.policy, e.error
+            )
+        })
+        .collect();
+    each.join("; ")
 }
 
 fn deny_output(event: HookEvent, reason: String) -> Option<HookOutput> {

@@ -211,6 +211,25 @@ fn background_job_warnings(hooks: &HooksConfig, agent: &Agent) -> Vec<String> {
         return Vec::new();
     }
     let mut warnings = Vec::new();
+    // A Cedar forbid about the shell tool alone is the same gap, inside a policy set.
+    for (event, _, h) in hooks.iter() {
+        let HookKind::Policy(set) = &h.kind else {
+            continue;
+        };
+        if event == HookEvent::UserPromptSubmit {
+            continue;
+        }
+        for f in set.shell_only_forbids() {
+            let w = format!(
+                "{}: Cedar policy `{}` forbids on `Tool::\"shell\"` but not on `Tool::\"{JOB}\"`, which runs shell commands too (name both: `resource in [Tool::\"shell\", Tool::\"{JOB}\"]` in `when`)",
+                f.origin.location(),
+                f.id
+            );
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
     for event in [
         HookEvent::PreToolUse,
         HookEvent::ToolGuard,
