@@ -359,7 +359,11 @@ impl PolicyHook {
     ) -> Result<(), String> {
         for e in response.diagnostics().errors() {
             let AuthorizationError::PolicyEvaluationError(e) = e;
-            errors.push((self.place(e.policy_id())?, e.inner().to_string()));
+            let mut message = e.inner().to_string();
+            if let Some(help) = miette::Diagnostic::help(e.inner()) {
+                message.push_str(&format!(" ({help})"));
+            }
+            errors.push((self.place(e.policy_id())?, message));
         }
         Ok(())
     }
