@@ -35,8 +35,6 @@ struct Entry {
     reason: String,
     /// Its compiled form, when its condition is within the fast path's subset.
     compiled: Option<Compiled>,
-    /// The policy itself: Cedar words the errors of compiled ones too.
-    policy: Policy,
 }
 
 /// The policies one decision evaluates.
@@ -63,6 +61,9 @@ impl Bucket {
 pub(crate) struct PolicyHook {
     /// Every policy of the set, in file order.
     entries: Vec<Entry>,
+    /// The same policies as Cedar holds them, to word the errors of compiled ones (kept out
+    /// of `entries`, which the hot path walks).
+    policies: Vec<Policy>,
     /// Cedar's id of each policy: its place in `entries`.
     places: HashMap<PolicyId, usize>,
     /// The policies by the requests their scope can match; `None`: evaluate `whole`.
@@ -146,7 +147,6 @@ impl PolicyHook {
                     id,
                     reason,
                     compiled,
-                    policy: Policy::clone(p),
                 }
             })
             .collect();
@@ -172,6 +172,7 @@ impl PolicyHook {
         )?;
         Ok(Self {
             entries,
+            policies: policies.into_iter().cloned().collect(),
             places,
             index,
             whole: Bucket {
@@ -280,18 +281,17 @@ impl PolicyHook {
         }
         let mut errors = Vec::new();
         if !bucket.cedar.is_empty() || !faulted.is_empty() {
-            let request = Request::new(
-                uid(&self.agent_type, &input.agent_name),
-                action.clone(),
-                resource,
-                self.context(event, input)?,
-                None,
-            )
-            .map_err(|e| e.to_string())?;
+            let request = self.context(event, input).and_then(|context| {
+                let principal = uid(&self.agent_type, &input.agent_name);
+                Request::new(principal, action.clone(), resource, context, None)
+                    .map_err(|e| e.to_string())
+            });
             if !bucket.cedar.is_empty() {
+                // Cedar's half of the set cannot be decided without it.
+                let request = request.as_ref().map_err(String::clone)?;
                 let response =
                     self.authorizer
-                        .is_authorized(&request, &bucket.cedar, &self.entities);
+                        .is_authorized(request, &bucket.cedar, &self.entities);
                 // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
                 let applying = match response.decision() {
                     CedarDecision::Deny => &mut forbids,
@@ -303,7 +303,7 @@ impl PolicyHook {
                 self.collect_errors(&response, &mut errors)?;
             }
             if !faulted.is_empty() {
-                self.word_faults(&request, &faulted, &mut errors)?;
+                self.word_faults(request.ok().as_ref(), &faulted, &mut errors);
             }
             errors.sort_by_key(|(at, _)| *at);
         }
@@ -369,20 +369,25 @@ impl PolicyHook {
     }
 
     /// Cedar's messages for the compiled policies at `faulted`, which errored on `request`.
+    /// Never fails: the decision is made, only the wording is at stake.
     fn word_faults(
         &self,
-        request: &Request,
+        request: Option<&Request>,
         faulted: &[usize],
         errors: &mut Vec<(usize, String)>,
-    ) -> Result<(), String> {
-        let policies = faulted
-            .iter()
-            .filter_map(|at| self.entries.get(*at))
-            .map(|e| e.policy.clone());
-        let set = PolicySet::from_policies(policies).map_err(|e| e.to_string())?;
-        let response = self.authorizer.is_authorized(request, &set, &self.entities);
+    ) {
         let before = errors.len();
-        self.collect_errors(&response, errors)?;
+        if let Some(request) = request {
+            let policies = faulted
+                .iter()
+                .filter_map(|at| self.policies.get(*at))
+                .cloned();
+            if let Ok(set) = PolicySet::from_policies(policies) {
+                let response = self.authorizer.is_authorized(request, &set, &self.entities);
+                // Every id is one of ours: the set was made from `entries`.
+                let _ = self.collect_errors(&response, errors);
+            }
+        }
         // Were Cedar ever to see no error in one, it still did not apply: say so plainly.
         for &at in faulted {
             if !errors
@@ -392,7 +397,6 @@ impl PolicyHook {
                 errors.push((at, "the condition errored".to_owned()));
             }
         }
-        Ok(())
     }
 }
 
