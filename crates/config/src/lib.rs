@@ -18,6 +18,7 @@ mod permission_glob;
 mod permission_paths;
 mod permissions;
 mod policy;
+mod policy_shell;
 mod rag;
 mod raw;
 mod sandbox;
@@ -58,7 +59,8 @@ pub use model::{
     ModelConfig, ProviderDef, RoutingRule, ThinkingBudget,
 };
 pub use permissions::{PermissionPattern, Permissions, approvals_allow, shell_alias};
-pub use policy::{POLICY_EVENTS, PolicyHook};
+pub use policy::{POLICY_EVENTS, PolicyHook, TextAt};
+pub use policy_shell::ShellOnlyForbid;
 pub use rag::{
     Chunking, Fusion, Prefetch, RagResults, RagSource, RagStrategy, RagStrategyKind, Reranking,
     TopologyPrior,

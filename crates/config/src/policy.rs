@@ -6,6 +6,8 @@ use std::sync::Arc;
 use cedar_policy::PolicySet;
 use tether_protocol::HookEvent;
 
+use crate::diagnostic::{Origin, TextOrigin};
+
 /// The events a policy hook may run on: the ones that take a tool verdict, and the prompt.
 pub const POLICY_EVENTS: [HookEvent; 4] = [
     HookEvent::PreToolUse,
@@ -26,6 +28,28 @@ pub struct PolicyHook {
     pub validated: bool,
     /// The policy text: what identifies the set (equality, de-duplication).
     pub text: Arc<str>,
+    /// Where the text lives, to point at a policy in it.
+    pub at: TextAt,
+}
+
+/// Where a piece of Cedar text lives, to turn its byte offsets into origins.
+#[derive(Debug, Clone)]
+pub enum TextAt {
+    /// A file of its own (its name as written, for messages).
+    File(Arc<str>),
+    /// A string of the agent file.
+    Inline(TextOrigin),
+}
+
+impl TextAt {
+    /// The origin of byte `offset` of `text`; `path` is the key path for a file's origin.
+    pub fn origin(&self, text: &str, offset: usize, path: &str) -> Origin {
+        let (line, column) = line_col(text, offset);
+        match self {
+            Self::File(name) => Origin::new(Some(name.clone()), line as u64, column as u64, path),
+            Self::Inline(t) => t.at(line, column),
+        }
+    }
 }
 
 impl PartialEq for PolicyHook {

@@ -36,6 +36,7 @@ fn run(outcome: Outcome) -> HookRun {
         verdict: verdict(&outcome),
         outcome,
         policies: Vec::new(),
+        policy_errors: Vec::new(),
     }
 }
 

@@ -27,6 +27,7 @@ use crate::compile::{CompiledHook, Handler, compile};
 use crate::mcp_hook::McpCaller;
 use crate::observer::HookObserver;
 use crate::persistent::{PersistentCall, PersistentPool};
+use crate::policy_hook;
 use crate::registry::{Builtin, BuiltinCall, Notes, Registry};
 use crate::result::{HookResult, HookRun, Outcome};
 use crate::strict_output;
@@ -420,6 +421,7 @@ impl Runner {
         let started = Instant::now();
         let notes = Notes::default();
         let mut policies = Vec::new();
+        let mut policy_errors = Vec::new();
         let mut outcome = match &hook.handler {
             Handler::Command(command, direct) => {
                 let stdin = payload.cloned().unwrap_or_else(|| Arc::from(&b"{}"[..]));
@@ -486,6 +488,7 @@ impl Runner {
             Handler::Policy(p) => {
                 let answer = p.decide(event, input);
                 policies = answer.policies;
+                policy_errors = answer.errors;
                 answer.outcome
             }
             Handler::Unavailable(why) => Outcome::failed(why.clone()),
@@ -503,10 +506,27 @@ impl Runner {
         }
         let duration = started.elapsed();
         let (exit_code, error) = match &outcome {
-            // A builtin's swallowed failures (an undelivered notification) are the run's error.
-            Outcome::Exited { code, .. } => (Some(*code), notes.take()),
+            // A builtin's swallowed failures (an undelivered notification) are the run's error,
+            // and so are the policies whose condition errored (they did not apply).
+            Outcome::Exited { code, .. } => (
+                Some(*code),
+                notes.take().or_else(|| {
+                    (!policy_errors.is_empty())
+                        .then(|| policy_hook::describe_errors(&policy_errors))
+                }),
+            ),
             Outcome::Failed { error, .. } => (None, Some(error.clone())),
         };
+        for e in &policy_errors {
+            tracing::warn!(
+                event = event.wire_name(),
+                hook = name,
+                policy = %e.policy,
+                "policy `{}` errored, so did not apply: {}",
+                e.policy,
+                e.error
+            );
+        }
         let run = HookRun {
             event,
             lane,
@@ -520,6 +540,7 @@ impl Runner {
             verdict: verdict(&outcome),
             outcome,
             policies,
+            policy_errors,
         };
         if let Some(error) = &run.error {
             // Also what a builtin swallowed (an `http_post` or `unload` not delivered, status

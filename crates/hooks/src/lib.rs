@@ -49,4 +49,4 @@ pub fn default_registry(shell: tether_exec::Shell) -> Registry {
     builtins::register_defaults(&mut r);
     r
 }
-pub use result::{HookResult, HookRun, Outcome, RunStatus};
+pub use result::{HookResult, HookRun, Outcome, PolicyError, RunStatus};

@@ -245,7 +245,7 @@ pub(crate) struct Call<'a> {
 
 /// An evaluation error: the policy does not apply.
 #[derive(Debug)]
-struct Fault;
+pub(crate) struct Fault;
 
 type Eval<'a> = Result<Val<'a>, Fault>;
 
@@ -479,18 +479,19 @@ impl Compiled {
         self.forbid
     }
 
-    /// Whether the policy applies to `call` (an evaluation error: it does not).
-    pub(crate) fn applies(&self, call: &Call<'_>) -> bool {
+    /// Whether the policy applies to `call`; `Err` when its condition errors (then it does
+    /// not apply, and Cedar reports the error). A condition that is not a boolean is an error.
+    pub(crate) fn applies(&self, call: &Call<'_>) -> Result<bool, Fault> {
         let action = ("Action", call.action);
-        self.principal.holds(("Agent", call.agent))
+        let in_scope = self.principal.holds(("Agent", call.agent))
             && self
                 .actions
                 .as_ref()
                 .is_none_or(|list| list.iter().any(|a| a.is(action)))
-            && self.resource.holds(call.resource)
-            && self
-                .condition
-                .as_ref()
-                .is_none_or(|c| matches!(c.eval(call), Ok(Val::Bool(true))))
+            && self.resource.holds(call.resource);
+        match &self.condition {
+            Some(c) if in_scope => boolean(&c.eval(call)?),
+            _ => Ok(in_scope),
+        }
     }
 }

@@ -14,8 +14,9 @@ use std::collections::HashMap;
 use std::str::FromStr;
 
 use cedar_policy::{
-    Authorizer, Context, Decision as CedarDecision, Entities, EntityId, EntityTypeName, EntityUid,
-    Policy, PolicyId, PolicySet, Request, RestrictedExpression,
+    AuthorizationError, Authorizer, Context, Decision as CedarDecision, Entities, EntityId,
+    EntityTypeName, EntityUid, Policy, PolicyId, PolicySet, Request, Response,
+    RestrictedExpression,
 };
 use serde_json::{Map, Value};
 use tether_config::{POLICY_EVENTS, PolicyHook as PolicyConfig};
@@ -23,7 +24,7 @@ use tether_protocol::{HookEvent, HookInput, HookOutput, HookSpecificOutput};
 
 use crate::policy_condition::{Call, Compiled};
 use crate::policy_scope::ScopeIndex;
-use crate::result::Outcome;
+use crate::result::{Outcome, PolicyError};
 
 /// A policy as decisions show it, looked up once at load.
 #[derive(Debug)]
@@ -60,6 +61,9 @@ impl Bucket {
 pub(crate) struct PolicyHook {
     /// Every policy of the set, in file order.
     entries: Vec<Entry>,
+    /// The same policies as Cedar holds them, to word the errors of compiled ones (kept out
+    /// of `entries`, which the hot path walks).
+    policies: Vec<Policy>,
     /// Cedar's id of each policy: its place in `entries`.
     places: HashMap<PolicyId, usize>,
     /// The policies by the requests their scope can match; `None`: evaluate `whole`.
@@ -92,6 +96,8 @@ pub(crate) struct PolicyAnswer {
     /// The ids of the policies that determined the answer (`@id`, else Cedar's id), in the
     /// order of the policy text.
     pub(crate) policies: Vec<String>,
+    /// The policies whose condition errored, so did not apply, in the order of the text.
+    pub(crate) errors: Vec<PolicyError>,
 }
 
 fn type_name(name: &str) -> Result<EntityTypeName, String> {
@@ -166,6 +172,7 @@ impl PolicyHook {
         )?;
         Ok(Self {
             entries,
+            policies: policies.into_iter().cloned().collect(),
             places,
             index,
             whole: Bucket {
@@ -197,6 +204,7 @@ impl PolicyHook {
             Err(e) => PolicyAnswer {
                 outcome: Outcome::failed(format!("policy hook: {e}")),
                 policies: Vec::new(),
+                errors: Vec::new(),
             },
         }
     }
@@ -245,6 +253,9 @@ impl PolicyHook {
         }
         let mut forbids = Vec::new();
         let mut permits = Vec::new();
+        // Compiled policies whose condition errored; Cedar words the error (rare: no
+        // allocation when nothing errors).
+        let mut faulted = Vec::new();
         if !bucket.fast.is_empty() {
             let call = Call {
                 agent: &input.agent_name,
@@ -257,47 +268,62 @@ impl PolicyHook {
                 prompt: (event == HookEvent::UserPromptSubmit).then_some(input.prompt.as_str()),
             };
             for &at in &bucket.fast {
-                if let Some(p) = self.entries.get(at).and_then(|e| e.compiled.as_ref())
-                    && p.applies(&call)
-                {
-                    if p.is_forbid() {
-                        forbids.push(at);
-                    } else {
-                        permits.push(at);
-                    }
+                let Some(p) = self.entries.get(at).and_then(|e| e.compiled.as_ref()) else {
+                    continue;
+                };
+                match p.applies(&call) {
+                    Ok(true) if p.is_forbid() => forbids.push(at),
+                    Ok(true) => permits.push(at),
+                    Ok(false) => {}
+                    Err(_) => faulted.push(at),
                 }
             }
         }
-        if !bucket.cedar.is_empty() {
-            let request = Request::new(
-                uid(&self.agent_type, &input.agent_name),
-                action.clone(),
-                resource,
-                self.context(event, input)?,
-                None,
-            )
-            .map_err(|e| e.to_string())?;
-            let response = self
-                .authorizer
-                .is_authorized(&request, &bucket.cedar, &self.entities);
-            // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
-            let applying = match response.decision() {
-                CedarDecision::Deny => &mut forbids,
-                CedarDecision::Allow => &mut permits,
-            };
-            for id in response.diagnostics().reason() {
-                let at = self
-                    .places
-                    .get(id)
-                    .ok_or_else(|| format!("policy `{id}` is not in the set"))?;
-                applying.push(*at);
+        let mut errors = Vec::new();
+        if !bucket.cedar.is_empty() || !faulted.is_empty() {
+            let request = self.context(event, input).and_then(|context| {
+                let principal = uid(&self.agent_type, &input.agent_name);
+                Request::new(principal, action.clone(), resource, context, None)
+                    .map_err(|e| e.to_string())
+            });
+            if !bucket.cedar.is_empty() {
+                // Cedar's half of the set cannot be decided without it.
+                let request = request.as_ref().map_err(String::clone)?;
+                let response =
+                    self.authorizer
+                        .is_authorized(request, &bucket.cedar, &self.entities);
+                // Cedar's reasons: the forbids that apply on a deny, else the permits that apply.
+                let applying = match response.decision() {
+                    CedarDecision::Deny => &mut forbids,
+                    CedarDecision::Allow => &mut permits,
+                };
+                for id in response.diagnostics().reason() {
+                    applying.push(self.place(id)?);
+                }
+                self.collect_errors(&response, &mut errors)?;
             }
+            if !faulted.is_empty() {
+                self.word_faults(request.ok().as_ref(), &faulted, &mut errors);
+            }
+            errors.sort_by_key(|(at, _)| *at);
         }
+        let errors: Vec<PolicyError> = errors
+            .into_iter()
+            .filter_map(|(at, error)| {
+                let policy = self.entries.get(at)?.id.clone();
+                Some(PolicyError { policy, error })
+            })
+            .collect();
         let (deny, mut determining) = match (forbids.is_empty(), permits.is_empty()) {
             (false, _) => (true, forbids),
             (true, false) => (false, permits),
             // Cedar denies by default when nothing applies: here that is no opinion.
-            (true, true) => return Ok(no_opinion()),
+            (true, true) => {
+                return Ok(PolicyAnswer {
+                    errors,
+                    ..no_opinion()
+                });
+            }
         };
         determining.sort_unstable();
         let entries: Vec<&Entry> = determining
@@ -314,7 +340,63 @@ impl PolicyHook {
         Ok(PolicyAnswer {
             outcome: Outcome::ok(output),
             policies,
+            errors,
         })
+    }
+
+    fn place(&self, id: &PolicyId) -> Result<usize, String> {
+        self.places
+            .get(id)
+            .copied()
+            .ok_or_else(|| format!("policy `{id}` is not in the set"))
+    }
+
+    /// The policies that errored in `response`, with Cedar's message, as places.
+    fn collect_errors(
+        &self,
+        response: &Response,
+        errors: &mut Vec<(usize, String)>,
+    ) -> Result<(), String> {
+        for e in response.diagnostics().errors() {
+            let AuthorizationError::PolicyEvaluationError(e) = e;
+            let mut message = e.inner().to_string();
+            if let Some(help) = miette::Diagnostic::help(e.inner()) {
+                message.push_str(&format!(" ({help})"));
+            }
+            errors.push((self.place(e.policy_id())?, message));
+        }
+        Ok(())
+    }
+
+    /// Cedar's messages for the compiled policies at `faulted`, which errored on `request`.
+    /// Never fails: the decision is made, only the wording is at stake.
+    fn word_faults(
+        &self,
+        request: Option<&Request>,
+        faulted: &[usize],
+        errors: &mut Vec<(usize, String)>,
+    ) {
+        let before = errors.len();
+        if let Some(request) = request {
+            let policies = faulted
+                .iter()
+                .filter_map(|at| self.policies.get(*at))
+                .cloned();
+            if let Ok(set) = PolicySet::from_policies(policies) {
+                let response = self.authorizer.is_authorized(request, &set, &self.entities);
+                // Every id is one of ours: the set was made from `entries`.
+                let _ = self.collect_errors(&response, errors);
+            }
+        }
+        // Were Cedar ever to see no error in one, it still did not apply: say so plainly.
+        for &at in faulted {
+            if !errors
+                .get(before..)
+                .is_some_and(|new| new.iter().any(|(p, _)| *p == at))
+            {
+                errors.push((at, "the condition errored".to_owned()));
+            }
+        }
     }
 }
 
@@ -322,7 +404,22 @@ fn no_opinion() -> PolicyAnswer {
     PolicyAnswer {
         outcome: Outcome::ok(None),
         policies: Vec::new(),
+        errors: Vec::new(),
     }
+}
+
+/// The run's error text for policies that errored: each id with Cedar's message.
+pub(crate) fn describe_errors(errors: &[PolicyError]) -> String {
+    let each: Vec<String> = errors
+        .iter()
+        .map(|e| {
+            format!(
+                "policy `{}` errored, so did not apply: {}",
+                e.policy, e.error
+            )
+        })
+        .collect();
+    each.join("; ")
 }
 
 fn deny_output(event: HookEvent, reason: String) -> Option<HookOutput> {

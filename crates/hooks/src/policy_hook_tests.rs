@@ -12,6 +12,7 @@ fn hook(text: &str) -> PolicyHook {
         source: "inline".to_owned(),
         validated: false,
         text: Arc::from(text),
+        at: tether_config::TextAt::File(Arc::from("inline")),
     };
     PolicyHook::compile(&config, "balanced").unwrap()
 }
@@ -91,6 +92,63 @@ fn a_forbid_without_reason_gives_its_id() {
     let h = hook(r#"forbid(principal, action, resource);"#);
     let a = h.decide(HookEvent::ToolGuard, &call("shell", json!({})));
     assert_eq!(decision(&a), ("deny".to_owned(), "policy0".to_owned()));
+}
+
+/// `no-rm` reads `cmd` without `has`: a call without `cmd` makes its condition error.
+const UNGUARDED: &str = r#"
+@id("shell-ok")
+permit(principal, action == Action::"pre_tool_use", resource == Tool::"shell");
+
+@id("no-rm")
+forbid(principal, action, resource == Tool::"shell") when { context.tool_input.cmd like "rm*" };
+
+@id("no-sum")
+forbid(principal, action, resource == Tool::"shell") when { context.tool_input.n + 1 > 3 };
+"#;
+
+#[test]
+fn a_forbid_whose_condition_errors_does_not_apply_and_is_reported() {
+    let fast = hook(UNGUARDED);
+    let compiled: Vec<bool> = fast.entries.iter().map(|e| e.compiled.is_some()).collect();
+    assert_eq!(compiled, [true, true, false]);
+    for h in [fast, hook(UNGUARDED).cedar_only()] {
+        let a = h.decide(
+            HookEvent::PreToolUse,
+            &call("shell", json!({"command": "rm -rf /", "n": "5"})),
+        );
+        assert_eq!(decision(&a).0, "allow");
+        assert_eq!(a.policies, ["shell-ok"]);
+        let errored: Vec<&str> = a.errors.iter().map(|e| e.policy.as_str()).collect();
+        assert_eq!(errored, ["no-rm", "no-sum"]);
+        assert!(a.errors[0].error.contains("`cmd`"), "{:?}", a.errors);
+        assert!(a.errors[1].error.contains("type error"), "{:?}", a.errors);
+        // Nothing applies on tool_guard: no opinion, and the errors all the same.
+        let a = h.decide(HookEvent::ToolGuard, &call("shell", json!({})));
+        assert!(a.outcome.output().is_none());
+        assert_eq!(a.errors.len(), 2, "{:?}", a.errors);
+        // A call the conditions can read: no error.
+        let a = h.decide(
+            HookEvent::PreToolUse,
+            &call("shell", json!({"cmd": "rm -rf /", "n": 1})),
+        );
+        assert_eq!(a.policies, ["no-rm"]);
+        assert!(a.errors.is_empty(), "{:?}", a.errors);
+    }
+}
+
+#[test]
+fn a_condition_that_is_not_a_boolean_is_an_error_on_both_paths() {
+    let text = r#"@id("long") forbid(principal, action, resource) when { context.tool_input.n };"#;
+    let fast = compile_with(text, "balanced");
+    assert!(fast.entries.iter().all(|e| e.compiled.is_some()));
+    let input = call("shell", json!({"n": 3}));
+    let a = fast.decide(HookEvent::PreToolUse, &input);
+    let b = compile_with(text, "balanced")
+        .cedar_only()
+        .decide(HookEvent::PreToolUse, &input);
+    assert!(a.outcome.output().is_none());
+    assert_eq!(a.errors, b.errors);
+    assert_eq!(a.errors.len(), 1);
 }
 
 #[test]
@@ -238,6 +296,7 @@ fn compile_with(text: &str, safety: &str) -> PolicyHook {
         source: "inline".to_owned(),
         validated: false,
         text: Arc::from(text),
+        at: tether_config::TextAt::File(Arc::from("inline")),
     };
     PolicyHook::compile(&config, safety).unwrap()
 }
@@ -259,6 +318,7 @@ fn the_scope_index_answers_exactly_as_the_whole_set_does() {
                 );
                 assert_eq!(a.outcome, b.outcome, "{at}");
                 assert_eq!(a.policies, b.policies, "{at}");
+                assert_eq!(a.errors, b.errors, "{at}");
                 match (decision(&a).0.as_str(), a.outcome.output()) {
                     ("deny", _) => deny += 1,
                     ("allow", _) => allow += 1,
@@ -495,7 +555,7 @@ fn the_fast_path_answers_exactly_as_cedar_on_generated_policies() {
     let mut rng = Lcg(7);
     let inputs = odd_inputs();
     let tools = ["shell", "fetch", "read_file"];
-    let (mut compiled, mut total, mut applied) = (0, 0, 0);
+    let (mut compiled, mut total, mut applied, mut errored) = (0, 0, 0, 0);
     for round in 0..40 {
         let text = generated_policies(&mut rng, 25);
         let fast = compile_with(&text, "ab");
@@ -516,13 +576,17 @@ fn the_fast_path_answers_exactly_as_cedar_on_generated_policies() {
             );
             assert_eq!(a.policies, b.policies, "{at}");
             assert_eq!(a.outcome, b.outcome, "{at}");
+            // The same policies errored, with Cedar's own messages.
+            assert_eq!(a.errors, b.errors, "{at}");
             applied += usize::from(!a.policies.is_empty());
+            errored += a.errors.len();
         }
     }
     // The comparison means something only if most policies were compiled and many applied.
     assert!(compiled * 10 >= total * 7, "{compiled} of {total} compiled");
     assert!(compiled < total, "no policy was left to Cedar");
     assert!(applied > 1000, "{applied} decisions had an opinion");
+    assert!(errored > 1000, "{errored} policy errors");
 }
 
 #[test]

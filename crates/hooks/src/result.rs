@@ -124,6 +124,19 @@ pub struct HookRun {
     pub outcome: Outcome,
     /// `type: policy`: the ids of the Cedar policies that decided (empty otherwise).
     pub policies: Vec<String>,
+    /// `type: policy`: the policies whose condition errored on this call, so did not apply
+    /// (also summed up in `error`), in file order.
+    pub policy_errors: Vec<PolicyError>,
+}
+
+/// A Cedar policy whose condition errored on a call (a missing attribute, a wrong type): as
+/// Cedar specifies, it did not apply, which for a `forbid` means it did not deny.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PolicyError {
+    /// Its `@id`, else Cedar's id.
+    pub policy: String,
+    /// Cedar's message.
+    pub error: String,
 }
 
 /// The aggregated answer of every hook selected for one dispatch.

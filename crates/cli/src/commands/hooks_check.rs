@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tether_config::{
-    DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSandbox, HookSpec, HooksConfig, MatcherEntry,
-    OnError,
+    Agent, DEFAULT_HOOK_TIMEOUT, Dialect, HookKind, HookSandbox, HookSpec, HooksConfig,
+    MatcherEntry, OnError, ToolsetKind,
 };
 use tether_exec::ShellKind;
 use tether_protocol::HookEvent;
@@ -199,6 +199,39 @@ fn missing_program_warnings(hooks: &HooksConfig, cwd: &Path) -> Vec<String> {
     warnings
 }
 
+/// A Cedar forbid about the shell tool alone does not see a background job, which runs a
+/// shell line too (matchers that name `shell` fire for jobs; policies name their resources).
+fn background_job_warnings(hooks: &HooksConfig, agent: &Agent) -> Vec<String> {
+    const JOB: &str = "run_background_job";
+    let has_jobs = agent
+        .toolsets
+        .iter()
+        .any(|t| t.kind == ToolsetKind::BackgroundJobs);
+    if !has_jobs {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    for (event, _, h) in hooks.iter() {
+        let HookKind::Policy(set) = &h.kind else {
+            continue;
+        };
+        if event == HookEvent::UserPromptSubmit {
+            continue;
+        }
+        for f in set.shell_only_forbids() {
+            let w = format!(
+                "{}: Cedar policy `{}` forbids on `Tool::\"shell\"` but not on `Tool::\"{JOB}\"`, which runs shell commands too (name both: `resource in [Tool::\"shell\", Tool::\"{JOB}\"]` in `when`)",
+                f.origin.location(),
+                f.id
+            );
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    warnings
+}
+
 pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     let (file, unfetched) = common::load_offline(&args.agent_file)?;
     let agent = common::pick_agent(&file, args.agent.as_deref())?;
@@ -219,6 +252,7 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<u8> {
     );
     let mut warnings = unfetched;
     warnings.extend(missing_program_warnings(&hooks, &file.dir));
+    warnings.extend(background_job_warnings(&hooks, agent));
     let trust = crate::trust::Review::new(&args.agent_file, &cwd, &user)?;
 
     if args.json {

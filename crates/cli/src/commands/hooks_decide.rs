@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 use tether_core::{Blocked, Session};
-use tether_hooks::duration_ms;
+use tether_hooks::{PolicyError, duration_ms};
 use tether_protocol::Decision;
 use tokio_util::sync::CancellationToken;
 
@@ -31,6 +31,9 @@ struct DecideOutput<'a> {
     /// The Cedar policies behind the decision, when a policy hook made it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     policies: Vec<&'a str>,
+    /// The Cedar policies whose condition errored, so did not apply, with Cedar's message.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    policy_errors: Vec<&'a PolicyError>,
     hooks: Vec<DecideHook<'a>>,
 }
 
@@ -50,6 +53,8 @@ struct DecideHook<'a> {
     /// `type: policy`: the ids of the policies that decided.
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     policies: &'a [String],
+    #[serde(skip_serializing_if = "<[PolicyError]>::is_empty")]
+    policy_errors: &'a [PolicyError],
 }
 
 /// The call's arguments: the `tool_input` of a hook Input, or the object itself.
@@ -106,6 +111,12 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
         metadata: (!v.metadata.is_empty()).then_some(&v.metadata),
         blocked: v.blocked.as_ref(),
         policies: deciding_policies(&v),
+        policy_errors: v
+            .dispatches
+            .iter()
+            .flat_map(|r| r.runs.iter())
+            .flat_map(|run| run.policy_errors.iter())
+            .collect(),
         hooks: v
             .dispatches
             .iter()
@@ -121,6 +132,7 @@ pub(crate) async fn run(args: DecideArgs) -> anyhow::Result<u8> {
                 duration_ms: duration_ms(run.duration),
                 error: run.error.as_deref(),
                 policies: &run.policies,
+                policy_errors: &run.policy_errors,
             })
             .collect(),
     };

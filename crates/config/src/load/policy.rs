@@ -11,28 +11,10 @@ use tether_protocol::HookEvent;
 
 use crate::diagnostic::{Origin, TextOrigin};
 use crate::hooks::HookKind;
-use crate::policy::{POLICY_EVENTS, PolicyHook, line_col};
+use crate::policy::{POLICY_EVENTS, PolicyHook, TextAt};
 use crate::raw::RawHookDef;
 
 use super::Validator;
-
-/// Where a piece of Cedar text lives, to turn its byte offsets into origins.
-enum TextAt {
-    /// A file of its own (its name as written, for messages).
-    File(Arc<str>),
-    /// A string of the agent file.
-    Inline(TextOrigin),
-}
-
-impl TextAt {
-    fn origin(&self, text: &str, offset: usize, path: &str) -> Origin {
-        let (line, column) = line_col(text, offset);
-        match self {
-            Self::File(name) => Origin::new(Some(name.clone()), line as u64, column as u64, path),
-            Self::Inline(t) => t.at(line, column),
-        }
-    }
-}
 
 /// The first labelled offset of a Cedar diagnostic, and its message with its help.
 fn describe(d: &dyn miette::Diagnostic, what: &str) -> (Option<usize>, String) {
@@ -160,6 +142,7 @@ impl Validator<'_> {
             count,
             validated,
             text: Arc::from(text),
+            at,
         }))
     }
 
