@@ -41,26 +41,44 @@ impl HookLog {
 
     /// The JSON line for one run (without the newline).
     pub fn line(session_id: &str, run: &HookRun) -> String {
-        let lane = match run.lane {
-            Lane::Preempt => Some("preempt"),
-            Lane::Default => None,
+        let line = Line {
+            duration_ms: duration_ms(run.duration),
+            error: run.error.as_deref(),
+            event: run.event.wire_name(),
+            exit_code: run.exit_code,
+            hook: &run.name,
+            lane: match run.lane {
+                Lane::Preempt => Some("preempt"),
+                Lane::Default => None,
+            },
+            session_id,
+            source: run.source.as_str(),
+            status: run.status.as_str(),
+            ts: jiff::Timestamp::now().to_string(),
+            kind: run.kind,
+            verdict: run.verdict,
         };
-        serde_json::json!({
-            "ts": jiff::Timestamp::now().to_string(),
-            "session_id": session_id,
-            "event": run.event.wire_name(),
-            "lane": lane,
-            "hook": run.name,
-            "type": run.kind,
-            "source": run.source.as_str(),
-            "status": run.status.as_str(),
-            "exit_code": run.exit_code,
-            "duration_ms": duration_ms(run.duration),
-            "verdict": run.verdict,
-            "error": run.error,
-        })
-        .to_string()
+        serde_json::to_string(&line).unwrap_or_default()
     }
+}
+
+/// One `--hook-log` line, written straight from the run. Keys in sorted order, as every JSON
+/// object Tether writes.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    duration_ms: f64,
+    error: Option<&'a str>,
+    event: &'a str,
+    exit_code: Option<i32>,
+    hook: &'a str,
+    lane: Option<&'static str>,
+    session_id: &'a str,
+    source: &'a str,
+    status: &'a str,
+    ts: String,
+    #[serde(rename = "type")]
+    kind: &'a str,
+    verdict: &'a str,
 }
 
 /// Milliseconds with microsecond precision.
@@ -84,6 +102,45 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
 
     use super::*;
+
+    #[test]
+    fn a_log_line_has_the_keys_and_values_of_the_run_in_sorted_order() {
+        let run = HookRun {
+            event: HookEvent::PreToolUse,
+            lane: Lane::Preempt,
+            name: "./guard.sh \"quoted\"".to_owned(),
+            kind: "command",
+            source: tether_config::HookSource::Yaml,
+            status: crate::result::RunStatus::Blocked,
+            exit_code: Some(2),
+            duration: std::time::Duration::from_micros(1_234_567),
+            error: Some("denied: rm".to_owned()),
+            verdict: "deny",
+            outcome: crate::result::Outcome::failed("x"),
+            policies: Vec::new(),
+            policy_errors: Vec::new(),
+        };
+        let line = HookLog::line("s-1", &run);
+        let value: serde_json::Value = serde_json::from_str(&line).unwrap();
+        let ts = value["ts"].as_str().unwrap();
+        assert!(ts.parse::<jiff::Timestamp>().is_ok(), "{ts}");
+        let expected = serde_json::json!({
+            "duration_ms": 1234.567, "error": "denied: rm", "event": "pre_tool_use",
+            "exit_code": 2, "hook": "./guard.sh \"quoted\"", "lane": "preempt",
+            "session_id": "s-1", "source": run.source.as_str(), "status": "blocked",
+            "ts": ts, "type": "command", "verdict": "deny",
+        });
+        // Byte for byte what the same object prints: the keys sorted, nothing extra.
+        assert_eq!(line, expected.to_string());
+        let mut run = run;
+        run.lane = Lane::Default;
+        run.error = None;
+        run.exit_code = None;
+        let value: serde_json::Value = serde_json::from_str(&HookLog::line("s-1", &run)).unwrap();
+        assert!(
+            value["lane"].is_null() && value["error"].is_null() && value["exit_code"].is_null()
+        );
+    }
 
     #[test]
     fn the_hook_log_is_private_and_a_wide_one_is_tightened() {
