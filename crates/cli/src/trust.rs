@@ -279,11 +279,12 @@ pub(crate) fn units(path: &Path, file: &AgentFile, working_dir: &Path) -> Vec<Un
         let Some(loaded) = &external.file else {
             continue;
         };
-        let (key, always) = match &external.source {
-            ExternalSource::Url(url) => (url.clone(), true),
-            ExternalSource::Oci(_) => (format!("oci:{}", external.reference), true),
-            ExternalSource::File(p) => (file_key(&file.dir.join(p)), false),
+        let key = match &external.source {
+            ExternalSource::Url(url) => url.clone(),
+            ExternalSource::Oci(_) => format!("oci:{}", external.reference),
+            ExternalSource::File(p) => file_key(&file.dir.join(p)),
         };
+        let always = always_checked(&external.source);
         let mut hooks = Vec::new();
         if let Some(agent) = loaded.default_agent() {
             prints(&agent.hooks, working_dir, &mut hooks);
@@ -293,6 +294,11 @@ pub(crate) fn units(path: &Path, file: &AgentFile, working_dir: &Path) -> Vec<Un
         }
     }
     units
+}
+
+/// A file from a URL or an OCI reference: its hooks need trust whatever the settings say.
+fn always_checked(source: &ExternalSource) -> bool {
+    matches!(source, ExternalSource::Url(_) | ExternalSource::Oci(_))
 }
 
 /// The hooks that may not run yet: every untrusted hook of a unit that needs trust.
@@ -392,9 +398,10 @@ pub(crate) fn check(
     let required = required(user);
     // Without the setting only files from a URL or an OCI reference need trust: a plain file
     // skips hashing its hooks (a cost on every start).
-    let remote = file.externals.iter().any(|e| {
-        e.file.is_some() && matches!(e.source, ExternalSource::Url(_) | ExternalSource::Oci(_))
-    });
+    let remote = file
+        .externals
+        .iter()
+        .any(|e| e.file.is_some() && always_checked(&e.source));
     if !required && !remote {
         return Ok(());
     }

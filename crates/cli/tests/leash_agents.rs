@@ -9,7 +9,7 @@
 use std::path::Path;
 
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 
 const ROOTS: &[&str] = &[
     "replies:\n  - tool_calls: [{name: transfer_task, arguments: {agent: helper, task: clean, expected_output: x}}]\n  - text: done\n",
@@ -41,14 +41,8 @@ fn run(d: &Path, root: &str, guard: &str) -> String {
         ),
     )
     .unwrap();
-    let out = tether(d)
-        .args(["run", "agent.yaml", "--exec", "--yolo", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{out:?}");
-    stdout
+    let out = cli::succeeds(tether(d).args(["run", "agent.yaml", "--exec", "--yolo", "go"]));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

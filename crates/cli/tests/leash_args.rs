@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 
 /// A script model making `calls` one per turn, then saying `done`.
 fn model(dir: &Path, calls: &[(&str, Value)]) {
@@ -24,22 +24,19 @@ fn model(dir: &Path, calls: &[(&str, Value)]) {
 
 /// Runs `agent.yaml` under `--exec`; an empty stdin answers any question with no.
 fn run(dir: &Path, extra: &[&str]) -> String {
-    let out = tether(dir)
-        .args([
-            "run",
-            "agent.yaml",
-            "--model",
-            "script/model.yaml",
-            "--exec",
-            "go",
-        ])
-        .args(extra)
-        .write_stdin("")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{out:?}");
-    stdout
+    let out = cli::succeeds(
+        tether(dir)
+            .args([
+                "run",
+                "agent.yaml",
+                "--model",
+                "script/model.yaml",
+                "--exec",
+                "go",
+            ])
+            .args(extra),
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::json;
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 use tether_test_support::script_run::tool_responses;
 
 /// Chained, so that only a rule that reads the line's every command stops it.
@@ -53,12 +53,8 @@ fn run(d: &Path, guard: &str) -> Vec<(String, bool)> {
         call("shell", WAIT)
     );
     std::fs::write(d.join("s.yaml"), script).unwrap();
-    let out = tether(d)
-        .args(["run", "agent.yaml", "--json", "--exec", "--yolo", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out =
+        cli::succeeds(tether(d).args(["run", "agent.yaml", "--json", "--exec", "--yolo", "go"]));
     tool_responses(&out.stdout)
 }
 

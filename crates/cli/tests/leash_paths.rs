@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 use tether_test_support::script_run::{script, tool_responses};
 
 const DENIED: &str = "is denied by permissions configuration";
@@ -35,13 +35,14 @@ fn run(d: &Path, deny: &[String], calls: &[(&str, Value)]) -> Vec<(String, bool)
     )
     .unwrap();
     std::fs::write(d.join("s.yaml"), script(calls)).unwrap();
-    let out = tether(d)
-        .env("HOME", d)
-        .args(["run", "agent.yaml", "--json", "--exec", "--yolo", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = cli::succeeds(tether(d).env("HOME", d).args([
+        "run",
+        "agent.yaml",
+        "--json",
+        "--exec",
+        "--yolo",
+        "go",
+    ]));
     tool_responses(&out.stdout)
 }
 
@@ -162,13 +163,11 @@ fn allow_through_a_symlink(d: &Path, extra: &[&str]) -> Vec<(String, bool)> {
         ("write_file", json!({"path": "src/ok", "content": "x"})),
     ];
     std::fs::write(w.join("s.yaml"), script(&calls)).unwrap();
-    let out = tether(&w)
-        .args(["run", "agent.yaml", "--json", "--exec", "go"])
-        .args(extra)
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = cli::succeeds(
+        tether(&w)
+            .args(["run", "agent.yaml", "--json", "--exec", "go"])
+            .args(extra),
+    );
     tool_responses(&out.stdout)
 }
 

@@ -14,7 +14,7 @@ use std::path::Path;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 
 /// Commands that must ask, each creating `marker` when run.
 const ATTACKS: &[&str] = &[
@@ -107,12 +107,7 @@ fn decide(dir: &Path) -> Value {
 
 /// `tether run --exec --yolo`; end of input answers any question with no. Returns stdout.
 fn run(dir: &Path) -> String {
-    let out = tether(dir)
-        .args(["run", "agent.yaml", "--exec", "go", "--yolo"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = cli::succeeds(tether(dir).args(["run", "agent.yaml", "--exec", "go", "--yolo"]));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 use tether_test_support::script_run::{script, tool_responses};
 
 const LINES: &[&str] = &[
@@ -41,12 +41,8 @@ fn run(d: &Path, deny: &str) -> Vec<(String, bool)> {
         .map(|cmd| ("shell", json!({ "cmd": cmd })))
         .collect();
     std::fs::write(d.join("s.yaml"), script(&calls)).unwrap();
-    let out = tether(d)
-        .args(["run", "agent.yaml", "--json", "--exec", "--yolo", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out =
+        cli::succeeds(tether(d).args(["run", "agent.yaml", "--json", "--exec", "--yolo", "go"]));
     tool_responses(&out.stdout)
 }
 
@@ -91,12 +87,7 @@ fn rewrite(d: &Path, deny: &str) -> String {
         script(&[("shell", json!({"cmd": "echo hello"}))]),
     )
     .unwrap();
-    let out = tether(d)
-        .args(["run", "agent.yaml", "--json", "--exec", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = cli::succeeds(tether(d).args(["run", "agent.yaml", "--json", "--exec", "go"]));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 

@@ -213,13 +213,12 @@ fn the_run_waits_for_a_process_that_cleans_up_after_end_of_input() {
         "agents:\n  root:\n    model: script/model.yaml\n    toolsets: [{type: think}]\n    hooks:\n      pre_tool_use:\n        - hooks: [{type: command, command: ./hook.py, persistent: true}]\n",
     )
     .unwrap();
-    let out = cli::tether(d)
-        .env("HOME", d.join("home"))
-        .args(["run", "agent.yaml", "--exec", "go"])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    cli::succeeds(cli::tether(d).env("HOME", d.join("home")).args([
+        "run",
+        "agent.yaml",
+        "--exec",
+        "go",
+    ]));
     // Neither killed at the end of the session nor left running: waited for.
     assert_eq!(
         std::fs::read_to_string(d.join("bye.txt")).ok().as_deref(),

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use tempfile::TempDir;
-use tether_test_support::cli::tether;
+use tether_test_support::cli::{self, tether};
 
 const POLICIES: &str = r#"@id("shell-ok")
 permit(principal == Agent::"root", action == Action::"pre_tool_use", resource == Tool::"shell");
@@ -39,14 +39,8 @@ fn setup() -> TempDir {
 
 fn run(d: &std::path::Path, prompt: &str) -> String {
     // No --yolo: only the policy can let the shell call run without asking.
-    let out = tether(d)
-        .args(["run", "agent.yaml", "--exec", prompt])
-        .write_stdin("")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{out:?}");
-    stdout
+    let out = cli::succeeds(tether(d).args(["run", "agent.yaml", "--exec", prompt]));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

@@ -9,9 +9,11 @@
 //! written either way hold. Only deny and ask read these: more spellings only ever add
 //! matches.
 
-use std::collections::VecDeque;
+use std::cell::RefCell;
+use std::collections::{HashMap, VecDeque};
 use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
 
 /// Symlinks followed in one resolution (Linux's `MAXSYMLINKS`).
 const MAX_HOPS: usize = 40;
@@ -22,24 +24,50 @@ const PATH_MAX: usize = 4096;
 /// Where relative paths and `~` point for one call.
 #[derive(Debug, Default)]
 pub(crate) struct Anchors {
-    pub(crate) cwd: Option<PathBuf>,
-    pub(crate) home: Option<PathBuf>,
+    cwd: Option<PathBuf>,
+    home: Option<PathBuf>,
+    /// `cwd` and `home` with their symlinks resolved, once per call.
+    real_cwd: Option<PathBuf>,
+    real_home: Option<PathBuf>,
+    /// Spellings worked out in this call: every deny or ask rule on the same argument asks
+    /// again, and each answer walks the filesystem.
+    spelled: RefCell<HashMap<String, Rc<[String]>>>,
 }
 
 impl Anchors {
     /// The working directory given, and `$HOME` as the tools expand `~`.
     pub(crate) fn new(cwd: Option<&Path>) -> Self {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        Self::at(cwd, home.as_deref())
+    }
+
+    /// Anchored at `cwd` and `home` (each ignored unless absolute).
+    fn at(cwd: Option<&Path>, home: Option<&Path>) -> Self {
+        let cwd = cwd.filter(|c| c.is_absolute()).map(Path::to_path_buf);
+        let home = home.filter(|h| h.is_absolute()).map(Path::to_path_buf);
         Self {
-            cwd: cwd.filter(|c| c.is_absolute()).map(Path::to_path_buf),
-            home: std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|h| h.is_absolute()),
+            real_cwd: cwd.as_deref().map(real),
+            real_home: home.as_deref().map(real),
+            cwd,
+            home,
+            spelled: RefCell::default(),
         }
     }
 
     /// Every other spelling of `value` read as a path (see the module doc); empty when it
     /// cannot name one.
-    pub(crate) fn spellings(&self, value: &str) -> Vec<String> {
+    pub(crate) fn spellings(&self, value: &str) -> Rc<[String]> {
+        if let Some(known) = self.spelled.borrow().get(value) {
+            return Rc::clone(known);
+        }
+        let found: Rc<[String]> = self.spell(value).into();
+        self.spelled
+            .borrow_mut()
+            .insert(value.to_owned(), Rc::clone(&found));
+        found
+    }
+
+    fn spell(&self, value: &str) -> Vec<String> {
         let absolute = match self.absolute(value) {
             Some(Ok(absolute)) => absolute,
             Some(Err(relative)) => return vec![lexical(&relative).display().to_string()],
@@ -48,14 +76,14 @@ impl Anchors {
         let mut out = Vec::new();
         for path in [lexical(&absolute), real(&absolute)] {
             out.push(path.display().to_string());
-            for base in self.cwd.iter().flat_map(|c| [c.clone(), real(c)]) {
-                if let Ok(rest) = path.strip_prefix(&base) {
+            for base in self.cwd.iter().chain(&self.real_cwd) {
+                if let Ok(rest) = path.strip_prefix(base) {
                     out.push(rest.display().to_string());
                     out.push(format!("./{}", rest.display()));
                 }
             }
-            for base in self.home.iter().flat_map(|h| [h.clone(), real(h)]) {
-                if let Ok(rest) = path.strip_prefix(&base) {
+            for base in self.home.iter().chain(&self.real_home) {
+                if let Ok(rest) = path.strip_prefix(base) {
                     out.push(format!("~/{}", rest.display()));
                 }
             }
@@ -75,18 +103,16 @@ impl Anchors {
     pub(crate) fn real_spelling(&self, value: &str) -> Option<String> {
         // Against the real working directory and home, so that only a symlink the value
         // itself passes through counts (a URL is not a path that exists).
-        let anchors = Self {
-            cwd: self.cwd.as_deref().map(real),
-            home: self.home.as_deref().map(real),
-        };
-        let absolute = anchors.absolute(value)?.ok()?;
+        let absolute = self
+            .absolute_from(value, &self.real_cwd, &self.real_home)?
+            .ok()?;
         let real = real(&absolute);
         if real == lexical(&absolute) {
             return None;
         }
         let (base, prefix) = match (value.starts_with('~'), Path::new(value).is_absolute()) {
-            (true, _) => (&anchors.home, "~/"),
-            (false, false) => (&anchors.cwd, ""),
+            (true, _) => (&self.real_home, "~/"),
+            (false, false) => (&self.real_cwd, ""),
             (false, true) => (&None, ""),
         };
         let under = base
@@ -99,15 +125,25 @@ impl Anchors {
     /// `value` as an absolute path (`~` expanded, against the working directory); `Err` with
     /// the relative path when there is no working directory; `None` when it names no path.
     fn absolute(&self, value: &str) -> Option<Result<PathBuf, PathBuf>> {
+        self.absolute_from(value, &self.cwd, &self.home)
+    }
+
+    /// [`Self::absolute`] against the given anchors.
+    fn absolute_from(
+        &self,
+        value: &str,
+        cwd: &Option<PathBuf>,
+        home: &Option<PathBuf>,
+    ) -> Option<Result<PathBuf, PathBuf>> {
         if value.is_empty() || value.len() > PATH_MAX || value.contains('\0') {
             return None;
         }
-        let expanded = match (value.strip_prefix('~'), &self.home) {
+        let expanded = match (value.strip_prefix('~'), home) {
             (Some(""), Some(home)) => home.clone(),
             (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
             _ => PathBuf::from(value),
         };
-        Some(match &self.cwd {
+        Some(match cwd {
             _ if expanded.is_absolute() => Ok(expanded),
             Some(cwd) => Ok(cwd.join(expanded)),
             None => Err(expanded),
@@ -182,10 +218,10 @@ mod tests {
 
     #[test]
     fn a_path_is_spelled_absolute_relative_and_under_home() {
-        let anchors = Anchors {
-            cwd: Some(PathBuf::from("/nonexistent-w/p")),
-            home: Some(PathBuf::from("/nonexistent-w")),
-        };
+        let anchors = Anchors::at(
+            Some(Path::new("/nonexistent-w/p")),
+            Some(Path::new("/nonexistent-w")),
+        );
         let s = anchors.spellings("../p/./x//y");
         for want in ["/nonexistent-w/p/x/y", "x/y", "./x/y", "~/p/x/y"] {
             assert!(s.iter().any(|f| f == want), "{want}: {s:?}");
@@ -210,10 +246,7 @@ mod tests {
         assert_eq!(real(&d.join("link/../f")), d.join("real/f"));
         assert_eq!(real(&d.join("rel/new")), d.join("real/x/new"));
         assert_eq!(lexical(&d.join("link/../f")), d.join("f"));
-        let anchors = Anchors {
-            cwd: Some(d),
-            home: None,
-        };
+        let anchors = Anchors::at(Some(&d), None);
         assert_eq!(
             anchors.real_spelling("link/f"),
             Some("real/sub/f".to_owned())

@@ -388,10 +388,15 @@ fn beneath_denied(glob: &Glob, v: &Value, anchors: &Anchors) -> bool {
     let Some(dir) = v.as_str() else {
         return false;
     };
-    std::iter::once(dir.to_owned())
-        .chain(anchors.spellings(dir))
+    let spellings = anchors.spellings(dir);
+    std::iter::once(dir)
+        .chain(spellings.iter().map(String::as_str))
         .any(|d| {
-            let open = if d.ends_with('/') { d } else { format!("{d}/") };
+            let open = if d.ends_with('/') {
+                d.to_owned()
+            } else {
+                format!("{d}/")
+            };
             glob.matches_open(&Folded::new(&open))
         })
 }

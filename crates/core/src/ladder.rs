@@ -347,9 +347,7 @@ impl Ladder<'_> {
         } else {
             &[name, target.qualified]
         };
-        let rules = self.check_rules(call, target, v)?;
-        let v = rules.1;
-        let rules = rules.0;
+        let (rules, v) = self.check_rules(call, target, v)?;
         let cwd = std::path::Path::new(&self.base.cwd);
         if tether_config::approvals_allow(self.approved, names, &v.arguments, Some(cwd)) {
             return ControlFlow::Break(v.end(Decision::Allow, "session_permissions_allow"));

@@ -121,12 +121,10 @@ impl PersistentPool {
     /// Stops the processes of `session` (every session's with `None`): stdin closed, `grace`
     /// to exit, then TERM, `grace`, KILL. Waits for calls in flight to finish first.
     pub(crate) async fn stop(&self, session: Option<&str>, grace: Duration) {
-        let stops = self.take(session).into_iter().map(|slot| async move {
-            if let Some(p) = slot.lock().await.take() {
-                p.stop(grace).await;
-            }
-        });
-        futures::future::join_all(stops).await;
+        for task in self.stop_in_background(session, grace) {
+            // A panicked stop dropped its process, which kills its group.
+            let _ = task.await;
+        }
     }
 
     /// [`Self::stop`] on tasks of the runtime: stdin is closed now (for a process between

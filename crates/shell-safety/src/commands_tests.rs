@@ -2,6 +2,18 @@ use pretty_assertions::assert_eq;
 
 use super::CommandLine;
 
+/// Every `(line, form)`: the line's forms hold the form.
+fn assert_forms(cases: &[(&str, &str)]) {
+    for (line, form) in cases {
+        let parsed = CommandLine::parse(line);
+        assert!(
+            parsed.forms().iter().any(|f| f == form),
+            "{line:?} lacks {form:?}: {:?}",
+            parsed.forms()
+        );
+    }
+}
+
 fn has_form(line: &str, form: &str) -> bool {
     CommandLine::parse(line).forms().iter().any(|f| f == form)
 }
@@ -37,14 +49,7 @@ fn every_command_is_seen_wherever_it_is_written() {
         ("cd /; sudo id", "sudo id"),
         ("echo x; sudo rm -rf /", "sudo rm -rf /"),
     ];
-    for (line, form) in cases {
-        let parsed = CommandLine::parse(line);
-        assert!(
-            parsed.forms().iter().any(|f| f == form),
-            "{line:?} lacks {form:?}: {:?}",
-            parsed.forms()
-        );
-    }
+    assert_forms(&cases);
 }
 
 #[test]
@@ -137,14 +142,7 @@ fn commands_behind_more_wrappers_are_seen() {
             "rm -r",
         ),
     ];
-    for (line, form) in cases {
-        let parsed = CommandLine::parse(line);
-        assert!(
-            parsed.forms().iter().any(|f| f == form),
-            "{line:?} lacks {form:?}: {:?}",
-            parsed.forms()
-        );
-    }
+    assert_forms(&cases);
 }
 
 #[test]

@@ -32,3 +32,21 @@ pub fn assert_load_errors(dir: &Path, agent: &str, errors: &[&str]) {
         assert!(err.contains(want), "missing {want:?} in:\n{err}");
     }
 }
+
+/// Runs `cmd` (a [`tether`] command with its arguments) with empty stdin and asserts it exits
+/// 0; its output, for the test to read.
+///
+/// # Panics
+/// When it cannot run or exits otherwise (the message holds its stdout and stderr).
+#[expect(clippy::expect_used, reason = "a test fails loudly")]
+pub fn succeeds(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.write_stdin("").output().expect("tether runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -18,8 +18,9 @@ impl Executor {
     /// other sessions' runs (a parent's, while a sub-agent's session ends) go on.
     /// Its persistent hook processes are stopped too.
     pub async fn shutdown_session(&self, session_id: &str, grace: Duration) {
-        self.background.shutdown(Some(session_id), grace).await;
-        self.runner.persistent.stop(Some(session_id), grace).await;
+        for task in self.shutdown_session_in_background(session_id, grace).await {
+            let _ = task.await;
+        }
     }
 
     /// [`Self::shutdown_session`], except that the persistent hook processes are only told to
